@@ -1,0 +1,5 @@
+.PHONY: serve test
+serve:
+	./scripts/serve.sh
+test:
+	./scripts/test.sh $(ARGS)

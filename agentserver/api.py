@@ -1,0 +1,67 @@
+"""Base view and input parsing shared by every DRF route. Views stay thin: parse, call one service
+or selector, render."""
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agentserver import context as runtime
+from agentserver.errors import BadRequest
+
+
+class ApiView(APIView):
+    """Authenticated view. `self.context(request)` resolves the runtime context (403 outside roots)."""
+
+    allow_workspace = False
+
+    def context(self, request) -> runtime.RuntimeContext:
+        return runtime.from_request(request, allow_workspace=self.allow_workspace)
+
+
+class V2RequestView(ApiView):
+    """v2 request-kind operation: `directory` and `workspace` query parameters."""
+
+    allow_workspace = True
+
+
+def parse(serializer_class: type[serializers.Serializer], data, *, kind: str = "Body", partial: bool = False) -> dict:
+    """Validate `data` with a serializer; a non-object body or invalid field is a 400 BadRequestError."""
+    if data is None:
+        data = {}
+    if kind == "Body" and not isinstance(data, dict):
+        raise BadRequest("Request body must be a JSON object", kind=kind)
+    serializer = serializer_class(data=data, partial=partial)
+    if not serializer.is_valid():
+        from agentserver.errors import _issues_from_detail
+
+        issues = _issues_from_detail(serializer.errors)
+        message = "; ".join(f"{'.'.join(str(p) for p in i['path']) or kind.lower()}: {i['message']}" for i in issues)
+        raise BadRequest(message or "Invalid input", kind=kind, issues=issues)
+    return serializer.validated_data
+
+
+def parse_query(serializer_class, request) -> dict:
+    return parse(serializer_class, request.GET.dict(), kind="Query")
+
+
+def id_param(value: str, prefix: str, label: str) -> str:
+    """Path ids must carry their prefix: GET /session/abc is a 400, never a 500."""
+    if not isinstance(value, str) or not value.startswith(prefix) or len(value) > 64:
+        raise BadRequest(f"Invalid {label} id: {value!r} (expected {prefix}…)", kind="Params")
+    return value
+
+
+class IdField(serializers.CharField):
+    def __init__(self, prefix: str, **kwargs):
+        self.prefix = prefix
+        kwargs.setdefault("max_length", 64)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if not value.startswith(self.prefix):
+            raise serializers.ValidationError(f"must start with {self.prefix!r}")
+        return value
+
+
+def ok(data=True, status: int = 200, headers: dict | None = None) -> Response:
+    return Response(data, status=status, headers=headers)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AgentServerConfig(AppConfig):
+    name = "agentserver"
+    label = "agentserver"

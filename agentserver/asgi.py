@@ -1,0 +1,18 @@
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentserver.settings")
+django_asgi_app = get_asgi_application()
+
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (after Django setup)
+
+from auth_app.websocket import WebSocketAuthMiddleware, WebSocketOriginValidator  # noqa: E402
+from pty_app.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        "websocket": WebSocketOriginValidator(WebSocketAuthMiddleware(URLRouter(websocket_urlpatterns))),
+    }
+)

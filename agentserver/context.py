@@ -1,0 +1,130 @@
+"""The runtime context of a request: who is asking, in which directory (query `directory` or header
+x-opencode-directory, URL-encoded), optionally which v2 workspace, and what project that makes."""
+import os
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from agentserver import paths
+from agentserver.errors import BadRequest, Forbidden, NotFound
+
+GLOBAL_PROJECT = "global"
+_GIT_CACHE_SECONDS = 5.0
+_git_cache: dict[str, tuple[float, tuple]] = {}
+_git_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class RuntimeContext:
+    user: object
+    directory: str
+    worktree: str
+    project_id: str
+    vcs: str | None
+    workspace_id: str | None = None
+
+    @property
+    def path(self) -> str:
+        """The directory relative to the worktree ("" at its top)."""
+        if self.vcs is None:
+            return ""
+        rel = os.path.relpath(self.directory, self.worktree)
+        return "" if rel == "." else rel
+
+    @property
+    def boundary(self) -> str:
+        """The tree agent tools may touch without asking: the git worktree, or the directory itself."""
+        return self.worktree if self.vcs else self.directory
+
+    def project(self):
+        from projects_app.models import Project
+
+        project, _ = Project.objects.get_or_create(
+            owner=self.user,
+            project_id=self.project_id,
+            defaults={"worktree": self.worktree if self.vcs else "/", "vcs": self.vcs},
+        )
+        return project
+
+
+def _git(directory: str, *args: str) -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", *args], cwd=directory, capture_output=True, text=True, timeout=10,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def git_info(directory: str) -> tuple[str, str, str | None]:
+    """(worktree, project id, vcs) for a real directory; cached briefly since every request asks."""
+    now = time.monotonic()
+    with _git_lock:
+        hit = _git_cache.get(directory)
+        if hit and now - hit[0] < _GIT_CACHE_SECONDS:
+            return hit[1]
+    top = _git(directory, "rev-parse", "--show-toplevel")
+    if top:
+        roots = _git(top, "rev-list", "--max-parents=0", "HEAD")
+        project_id = sorted(roots.split())[0] if roots else GLOBAL_PROJECT
+        info = (os.path.realpath(top), project_id, "git")
+    else:
+        info = (directory, GLOBAL_PROJECT, None)
+    with _git_lock:
+        _git_cache[directory] = (now, info)
+    return info
+
+
+def default_directory(user) -> str:
+    from auth_app.tokens import roots_of
+
+    roots = roots_of(user)
+    if not roots:
+        raise Forbidden("You have no allowed directories; ask an administrator to add one")
+    return roots[0]
+
+
+def context_for_directory(user, directory: str, *, workspace_id: str | None = None) -> RuntimeContext:
+    from auth_app.tokens import roots_of
+
+    real = paths.confine(directory, roots_of(user))
+    if not os.path.isdir(real):
+        raise BadRequest(f"Directory does not exist: {directory}", kind="Query")
+    worktree, project_id, vcs = git_info(real)
+    return RuntimeContext(user=user, directory=real, worktree=worktree, project_id=project_id, vcs=vcs,
+                          workspace_id=workspace_id)
+
+
+def requested_directory(query: dict, headers: dict) -> str | None:
+    """`directory` from the query wins over the x-opencode-directory header (which clients URL-encode)."""
+    value = query.get("directory")
+    if value:
+        return value
+    header = headers.get("x-opencode-directory") or headers.get("X-Opencode-Directory")
+    return unquote(header) if header else None
+
+
+def resolve(user, query: dict, headers: dict, *, allow_workspace: bool = False) -> RuntimeContext:
+    workspace_id = query.get("workspace") if allow_workspace else None
+    directory = requested_directory(query, headers)
+    if workspace_id:
+        from projects_app.models import Workspace
+
+        workspace = Workspace.objects.filter(owner=user, id=workspace_id).first()
+        if workspace is None:
+            raise NotFound(f"Workspace not found: {workspace_id}")
+        directory = directory or workspace.directory
+    return context_for_directory(user, directory or default_directory(user), workspace_id=workspace_id)
+
+
+def from_request(request, *, allow_workspace: bool = False) -> RuntimeContext:
+    cached = getattr(request, "_runtime_context", None)
+    if cached is not None:
+        return cached
+    context = resolve(request.user, request.GET, request.headers, allow_workspace=allow_workspace)
+    request._runtime_context = context
+    return context

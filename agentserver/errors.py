@@ -1,0 +1,116 @@
+"""Domain errors and the one DRF exception handler that renders them in the spec's shapes.
+
+400 {"name":"BadRequestError","data":{"message","kind","issues"}}
+404 {"name":"NotFoundError","data":{"message"}}
+Everything else keeps the NamedError shape {"name", "data": {"message", ...}}."""
+import logging
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import JsonResponse
+from rest_framework import exceptions as drf_exceptions
+from rest_framework.response import Response
+
+log = logging.getLogger(__name__)
+
+
+class ApiError(Exception):
+    status = 500
+    name = "UnknownError"
+
+    def __init__(self, message: str, **data):
+        super().__init__(message)
+        self.message = message
+        self.data = data
+
+    def body(self) -> dict:
+        return {"name": self.name, "data": {"message": self.message, **self.data}}
+
+
+class BadRequest(ApiError):
+    status = 400
+    name = "BadRequestError"
+
+    def __init__(self, message: str, *, kind: str = "Body", issues: list | None = None, **data):
+        super().__init__(message, kind=kind, issues=issues or [], **data)
+
+
+class NotFound(ApiError):
+    status = 404
+    name = "NotFoundError"
+
+
+class Forbidden(ApiError):
+    status = 403
+    name = "ForbiddenError"
+
+
+class Conflict(ApiError):
+    status = 409
+    name = "ConflictError"
+
+
+class SessionBusy(Conflict):
+    name = "SessionBusyError"
+
+
+class PayloadTooLarge(ApiError):
+    status = 413
+    name = "PayloadTooLargeError"
+
+
+class TooManyRequests(ApiError):
+    status = 429
+    name = "TooManyRequestsError"
+
+
+def error_response(error: ApiError, response_class=JsonResponse):
+    if response_class is JsonResponse:
+        return JsonResponse(error.body(), status=error.status)
+    return response_class(error.body(), status=error.status)
+
+
+def _issues_from_detail(detail, path=()) -> list[dict]:
+    if isinstance(detail, dict):
+        out = []
+        for key, value in detail.items():
+            out.extend(_issues_from_detail(value, path + (key,)))
+        return out
+    if isinstance(detail, list):
+        if all(not isinstance(item, (dict, list)) for item in detail):
+            return [{"path": list(path), "message": str(item)} for item in detail]
+        out = []
+        for index, item in enumerate(detail):
+            out.extend(_issues_from_detail(item, path + (index,)))
+        return out
+    return [{"path": list(path), "message": str(detail)}]
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, ApiError):
+        return Response(exc.body(), status=exc.status)
+    if isinstance(exc, RequestDataTooBig):
+        return Response(PayloadTooLarge("Request body is too large").body(), status=413)
+    if isinstance(exc, drf_exceptions.ParseError):
+        return Response(BadRequest(f"Malformed JSON: {exc.detail}", kind="Body").body(), status=400)
+    if isinstance(exc, drf_exceptions.ValidationError):
+        issues = _issues_from_detail(exc.detail)
+        message = "; ".join(
+            f"{'.'.join(str(p) for p in issue['path']) or 'body'}: {issue['message']}" for issue in issues
+        ) or "Invalid request"
+        return Response(BadRequest(message, kind="Body", issues=issues).body(), status=400)
+    if isinstance(exc, (drf_exceptions.NotAuthenticated, drf_exceptions.AuthenticationFailed)):
+        response = Response({"name": "UnauthorizedError", "data": {"message": str(exc.detail)}}, status=401)
+        response["WWW-Authenticate"] = 'Basic realm="agentserver"'
+        return response
+    if isinstance(exc, drf_exceptions.PermissionDenied):
+        return Response(Forbidden(str(exc.detail)).body(), status=403)
+    if isinstance(exc, drf_exceptions.NotFound):
+        return Response(NotFound(str(exc.detail)).body(), status=404)
+    if isinstance(exc, drf_exceptions.MethodNotAllowed):
+        return Response({"name": "MethodNotAllowedError", "data": {"message": str(exc.detail)}}, status=405)
+    if isinstance(exc, drf_exceptions.UnsupportedMediaType):
+        return Response(BadRequest(str(exc.detail), kind="Headers").body(), status=415)
+    if isinstance(exc, drf_exceptions.APIException):
+        return Response({"name": "UnknownError", "data": {"message": str(exc.detail)}}, status=exc.status_code)
+    log.exception("unhandled error", exc_info=exc)
+    return Response({"name": "UnknownError", "data": {"message": "Unexpected server error"}}, status=500)

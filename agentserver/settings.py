@@ -1,0 +1,165 @@
+"""Settings, driven by the environment. With nothing set you get the embedded default:
+SQLite under the data directory, an in-memory channel layer, one process."""
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VERSION = "0.1.0"
+
+
+def _env_list(name: str, default: str) -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+DATA_DIR = Path(os.environ.get("AGENTSERVER_DATA_DIR", BASE_DIR / ".data")).resolve()
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _secret_key() -> str:
+    if os.environ.get("SECRET_KEY"):
+        return os.environ["SECRET_KEY"]
+    # A fresh machine gets a random key that survives restarts, so sessions and signed values stay valid.
+    key_file = DATA_DIR / "secret_key"
+    if not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = os.environ.get("AGENTSERVER_DEBUG", "") == "1"
+ALLOWED_HOSTS = _env_list("AGENTSERVER_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "corsheaders",
+    "rest_framework",
+    "drf_spectacular",
+    "channels",
+    "agentserver",
+    "auth_app",
+    "projects_app",
+    "sessions_app",
+    "providers_app",
+    "pty_app",
+]
+
+MIDDLEWARE = [
+    "corsheaders.middleware.CorsMiddleware",
+    "agentserver.middleware.BodySizeLimitMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "agentserver.urls"
+APPEND_SLASH = False
+ASGI_APPLICATION = "agentserver.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{DATA_DIR / 'db.sqlite3'}")
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["OPTIONS"] = {
+        # WAL lets readers run beside the writer; IMMEDIATE avoids upgrade deadlocks between threads.
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+    }
+else:
+    # Under ASGI every request runs in a fresh thread, so without a pool each request opens a connection.
+    DATABASES["default"]["OPTIONS"] = {"pool": {"min_size": 2, "max_size": int(os.environ.get("AGENTSERVER_DB_POOL", "16"))}}
+if os.environ.get("AGENTSERVER_TEST_DB_NAME"):
+    DATABASES["default"]["TEST"] = {"NAME": os.environ["AGENTSERVER_TEST_DB_NAME"]}
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+AUTH_PASSWORD_VALIDATORS = []
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Request bodies beyond this many bytes get 413.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("AGENTSERVER_MAX_BODY_BYTES", str(10 * 1024 * 1024)))
+
+CORS_ALLOWED_ORIGINS = _env_list("AGENTSERVER_CORS_ORIGINS", "")
+CORS_ALLOW_HEADERS = ["authorization", "content-type", "x-opencode-directory", "last-event-id", "x-csrftoken"]
+CORS_EXPOSE_HEADERS = ["Link", "X-Next-Cursor"]
+CORS_PREFLIGHT_MAX_AGE = 86400
+
+CSRF_TRUSTED_ORIGINS = CORS_ALLOWED_ORIGINS
+
+# Roots given to the first admin created by `manage.py bootstrap`.
+DEFAULT_ROOTS = _env_list("AGENTSERVER_DEFAULT_ROOTS", "")
+PUBLIC_URL = os.environ.get("AGENTSERVER_PUBLIC_URL", "").rstrip("/")
+
+SSE_HEARTBEAT_SECONDS = float(os.environ.get("AGENTSERVER_SSE_HEARTBEAT_SECONDS", "10"))
+EVENT_LOG_RETENTION = int(os.environ.get("AGENTSERVER_EVENT_LOG_RETENTION", "100000"))
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "auth_app.authentication.ApiTokenAuthentication",
+        "auth_app.authentication.JsonOnlySessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": ["agentserver.parsers.LenientJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "EXCEPTION_HANDLER": "agentserver.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": None,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "agentserver",
+    "DESCRIPTION": "Multi-user coding-agent server, wire-compatible with opencode's server API.",
+    "VERSION": VERSION,
+    "OAS_VERSION": "3.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("AGENTSERVER_LOG_LEVEL", "WARNING")},
+}

@@ -1,0 +1,33 @@
+"""Original routes at the root, v2 routes under /api (namespace "v2"), the admin, the OpenAPI document.
+
+Each app's urls.py exposes `original` and `v2` lists; every view declares `operation_ids`
+(method → spec operation id), so `grep "session.fork"` lands on its route and view."""
+from importlib import import_module
+
+from django.contrib import admin
+from django.urls import include, path
+
+from agentserver import views as core_views
+
+APPS = ["auth_app", "projects_app", "sessions_app", "providers_app", "pty_app"]
+
+original: list = [
+    path("global/health", core_views.HealthView.as_view(), name="global.health"),
+    path("global/event", core_views.global_event_stream, name="global.event"),
+    path("event", core_views.instance_event_stream, name="event.subscribe"),
+    path("doc", core_views.OpenApiView.as_view(), name="doc"),
+]
+v2: list = [
+    path("event", core_views.v2_event_stream, name="event.subscribe"),
+]
+
+for app in APPS:
+    module = import_module(f"{app}.urls")
+    original += getattr(module, "original", [])
+    v2 += getattr(module, "v2", [])
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/", include((v2, "v2"))),
+    *original,
+]

@@ -1,0 +1,21 @@
+"""Server-wide routes: health, the three event streams, the OpenAPI document."""
+from django.conf import settings
+from drf_spectacular.views import SpectacularJSONAPIView
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agentserver.sse import global_event_stream, instance_event_stream, v2_event_stream  # noqa: F401
+
+
+class HealthView(APIView):
+    operation_ids = {"GET": "global.health"}
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    def get(self, request):
+        return Response({"healthy": True, "version": settings.VERSION})
+
+
+class OpenApiView(SpectacularJSONAPIView):
+    operation_ids = {"GET": "doc"}

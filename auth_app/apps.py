@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AuthAppConfig(AppConfig):
+    name = "auth_app"
+    label = "auth_app"

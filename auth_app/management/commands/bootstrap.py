@@ -1,0 +1,32 @@
+import os
+import secrets
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+
+from auth_app.tokens import roots_add, token_create
+
+
+class Command(BaseCommand):
+    help = "On a fresh database: create the first admin, give it its default roots and print an API token once."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--username", default=os.environ.get("AGENTSERVER_ADMIN_USER", "admin"))
+        parser.add_argument("--root", action="append", default=[], help="default: AGENTSERVER_DEFAULT_ROOTS or cwd")
+
+    def handle(self, *args, username, root, **options):
+        User = get_user_model()
+        if User.objects.exists():
+            return
+        password = secrets.token_urlsafe(12)
+        user = User.objects.create_superuser(username=username, password=password, email="")
+        for directory in root or settings.DEFAULT_ROOTS or [os.getcwd()]:
+            roots_add(user=user, path=directory)
+        _, secret = token_create(user=user, name="bootstrap")
+        self.stdout.write(
+            "\nFirst start: created admin user "
+            f"'{username}' (admin password: {password}).\n"
+            f"Roots: {', '.join(r.path for r in user.roots.all())}\n"
+            f"API token (shown once): {secret}\n"
+        )

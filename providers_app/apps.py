@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ProvidersAppConfig(AppConfig):
+    name = "providers_app"
+    label = "providers_app"

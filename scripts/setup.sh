@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Shared set-up of `make serve` and `make test`: virtualenv, pinned install (skipped when unchanged), migrations.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+  .venv/bin/pip install -q --upgrade pip
+fi
+stamp=.venv/.requirements.sha256
+want=$(sha256sum requirements.txt | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
+  echo "$want" > "$stamp"
+fi
+.venv/bin/python manage.py migrate --noinput -v 0

@@ -1,0 +1,3 @@
+"""Routes of sessions_app: `original` at the root, `v2` under /api."""
+original: list = []
+v2: list = []

@@ -1,0 +1,219 @@
+"""Fixtures: a real daphne server in a subprocess sharing the test database, and the personas
+alice (owner), bob (another user) and charlie (no roots), each with an API token and an HTTP client.
+
+Tests that use `server` must also use the database transactionally (the personas do), because the
+server is another process: rows must be committed for it to see them."""
+import base64
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def database_url_for(settings_dict: dict) -> str:
+    engine = settings_dict["ENGINE"]
+    if engine.endswith("sqlite3"):
+        return f"sqlite:///{settings_dict['NAME']}"
+    user = settings_dict.get("USER") or ""
+    password = f":{settings_dict['PASSWORD']}" if settings_dict.get("PASSWORD") else ""
+    auth = f"{user}{password}@" if user else ""
+    host = settings_dict.get("HOST") or "127.0.0.1"
+    port = settings_dict.get("PORT") or 5432
+    return f"postgres://{auth}{host}:{port}/{settings_dict['NAME']}"
+
+
+@dataclass
+class LiveServer:
+    url: str
+    process: subprocess.Popen
+    env: dict
+    log_path: Path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def stop(self, sig: int | None = None) -> None:
+        if self.process.poll() is None:
+            if sig is None:
+                self.process.terminate()
+            else:
+                self.process.send_signal(sig)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+
+def start_server(env_overrides: dict | None = None, *, log_dir: Path) -> LiveServer:
+    from django.conf import settings
+    from django.db import connection
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.update(
+        DJANGO_SETTINGS_MODULE="agentserver.settings",
+        DATABASE_URL=database_url_for(connection.settings_dict),
+        AGENTSERVER_DATA_DIR=str(settings.DATA_DIR),
+        AGENTSERVER_SSE_HEARTBEAT_SECONDS=os.environ.get("AGENTSERVER_SSE_HEARTBEAT_SECONDS", "10"),
+        PYTHONUNBUFFERED="1",
+    )
+    env.update(env_overrides or {})
+    log_path = log_dir / f"daphne-{port}.log"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "--websocket_timeout", "-1",
+         "-v", "1", "agentserver.asgi:application"],
+        cwd=ROOT, env=env, stdout=log_path.open("wb"), stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"daphne exited:\n{log_path.read_text()}")
+        try:
+            if httpx.get(f"{url}/global/health", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        raise RuntimeError(f"daphne did not start:\n{log_path.read_text()}")
+    return LiveServer(url=url, process=process, env=env, log_path=log_path)
+
+
+@pytest.fixture(scope="session")
+def server_factory(django_db_setup, tmp_path_factory):
+    """Start extra daphne workers (e.g. with REDIS_URL) on the same test database."""
+    started: list[LiveServer] = []
+    log_dir = tmp_path_factory.mktemp("server-logs")
+
+    def factory(env: dict | None = None) -> LiveServer:
+        live = start_server(env, log_dir=log_dir)
+        started.append(live)
+        return live
+
+    yield factory
+    for live in started:
+        live.stop()
+
+
+@pytest.fixture(scope="session")
+def server(server_factory) -> LiveServer:
+    return server_factory()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_asgiref_thread_db_connections(django_db_setup):
+    yield
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result()
+
+
+def git(cwd, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+        env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+             "GIT_COMMITTER_EMAIL": "t@t"},
+    ).stdout.strip()
+
+
+def make_repo(path: Path, files: dict[str, str] | None = None) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    for name, content in (files or {"README.md": "hello\n"}).items():
+        target = path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "initial")
+    return path
+
+
+@dataclass
+class Persona:
+    user: object
+    token: str
+    root: Path | None
+    base_url: str
+    client: httpx.Client = field(repr=False)
+
+    @property
+    def repo(self) -> Path:
+        return self.root / "repo"
+
+    @property
+    def basic_auth_token(self) -> str:
+        return base64.b64encode(f"{self.user.username}:{self.token}".encode()).decode()
+
+    def get(self, url, **kw):
+        return self.client.get(url, **kw)
+
+    def post(self, url, **kw):
+        return self.client.post(url, **kw)
+
+    def patch(self, url, **kw):
+        return self.client.patch(url, **kw)
+
+    def put(self, url, **kw):
+        return self.client.put(url, **kw)
+
+    def delete(self, url, **kw):
+        return self.client.delete(url, **kw)
+
+
+def make_persona(name: str, base_url: str, root: Path | None, *, staff: bool = False) -> Persona:
+    from django.contrib.auth import get_user_model
+
+    from auth_app.tokens import roots_add, token_create
+
+    user = get_user_model().objects.create_user(username=name, password=f"{name}-password", is_staff=staff,
+                                                is_superuser=staff)
+    if root is not None:
+        make_repo(root / "repo")
+        roots_add(user=user, path=str(root))
+    _, token = token_create(user=user)
+    client = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    return Persona(user=user, token=token, root=root.resolve() if root else None, base_url=base_url, client=client)
+
+
+@pytest.fixture
+def alice(server, transactional_db, tmp_path) -> Persona:
+    persona = make_persona("alice", server.url, tmp_path / "alice")
+    yield persona
+    persona.client.close()
+
+
+@pytest.fixture
+def bob(server, transactional_db, tmp_path) -> Persona:
+    persona = make_persona("bob", server.url, tmp_path / "bob")
+    yield persona
+    persona.client.close()
+
+
+@pytest.fixture
+def charlie(server, transactional_db) -> Persona:
+    persona = make_persona("charlie", server.url, None)
+    yield persona
+    persona.client.close()
+
+
+@pytest.fixture
+def anon(server) -> httpx.Client:
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        yield client

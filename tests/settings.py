@@ -1,0 +1,12 @@
+"""Test settings: the real settings, with a throwaway data directory and a file-backed SQLite test
+database so the daphne subprocess the tests talk to can share it."""
+import os
+import tempfile
+
+os.environ.setdefault("AGENTSERVER_DATA_DIR", tempfile.mkdtemp(prefix="agentserver-test-"))
+
+from agentserver.settings import *  # noqa: E402,F401,F403
+from agentserver.settings import DATA_DIR, DATABASES  # noqa: E402
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}
