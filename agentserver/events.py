@@ -8,7 +8,7 @@ from __future__ import annotations
 
 def publish(type: str, properties: dict, *, owner_id: int, directory: str | None = None,
             workspace_id: str | None = None, project_id: str | None = None) -> None:
-    raise NotImplementedError
+    return None  # placeholder until the bus lands
 
 
 def publish_context(type: str, properties: dict, context) -> None:
@@ -18,9 +18,9 @@ def publish_context(type: str, properties: dict, context) -> None:
 
 async def publish_delta(type: str, properties: dict, *, owner_id: int, directory: str | None = None,
                         workspace_id: str | None = None, project_id: str | None = None) -> None:
-    raise NotImplementedError
+    return None  # placeholder until the bus lands
 
 
 def revoke_token(token_id: int) -> None:
     """Close the open streams authenticated with this token."""
-    raise NotImplementedError
+    return None  # placeholder until the bus lands
