@@ -1,0 +1,188 @@
+"""The effective opencode config of a runtime context (reference §5.16), layered later-wins:
+
+    defaults ← the user's global config (UserConfig.data) ← the worktree's opencode.jsonc / opencode.json files
+    (walking from the directory up to the worktree root, nearest wins) ← the user's overrides for the project
+    (Project.config, what PATCH /config writes).
+
+Dicts are deep-merged; `plugin` and `instructions` lists are concatenated without duplicates (as opencode does).
+Unlike opencode, `{env:VAR}` / `{file:path}` tokens are NOT substituted: the server's environment and files
+belong to the operator, not to the users whose config files we read."""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+
+from agentserver import paths
+
+SCHEMA_URL = "https://opencode.ai/config.json"
+PROJECT_FILES = ("opencode.jsonc", "opencode.json")
+CONCATENATED_LISTS = ("plugin", "instructions")
+MAX_CONFIG_FILE_BYTES = 1024 * 1024
+REDACTED = "[redacted]"
+
+_SECRET_SUFFIXES = ("apikey", "token", "secret", "password", "credential", "credentials", "authorization")
+
+
+def defaults(user) -> dict:
+    """What 1.18's GET /config fills in when no layer sets it."""
+    return {
+        "$schema": SCHEMA_URL,
+        "agent": {},
+        "mode": {},
+        "command": {},
+        "plugin": [],
+        "username": user.get_username() if user is not None else "unknown",
+    }
+
+
+def deep_merge(base: dict, override: dict) -> dict:
+    """A new dict: `override` wins; nested dicts merge; lists in CONCATENATED_LISTS (top level) concatenate."""
+    return _merge(base, override, top=True)
+
+
+def _merge(base: dict, override: dict, *, top: bool) -> dict:
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        current = out.get(key)
+        if isinstance(current, dict) and isinstance(value, dict):
+            out[key] = _merge(current, value, top=False)
+        elif top and key in CONCATENATED_LISTS and isinstance(current, list) and isinstance(value, list):
+            out[key] = current + [item for item in value if item not in current]
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _scan(text: str, on_char) -> str:
+    """Walk `text` outside JSON strings; `on_char(text, i)` returns (kept text, next index)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        else:
+            kept, i = on_char(text, i)
+            out.append(kept)
+    return "".join(out)
+
+
+def _drop_comment(text: str, i: int) -> tuple[str, int]:
+    if text.startswith("//", i):
+        end = text.find("\n", i)
+        return "", len(text) if end == -1 else end
+    if text.startswith("/*", i):
+        end = text.find("*/", i + 2)
+        return " ", len(text) if end == -1 else end + 2
+    return text[i], i + 1
+
+
+def _drop_trailing_comma(text: str, i: int) -> tuple[str, int]:
+    if text[i] == ",":
+        j = i + 1
+        while j < len(text) and text[j] in " \t\r\n":
+            j += 1
+        if j < len(text) and text[j] in "}]":
+            return "", i + 1
+    return text[i], i + 1
+
+
+def strip_jsonc(text: str) -> str:
+    """JSONC → JSON: drop // and /* */ comments, then trailing commas, leaving string contents alone."""
+    return _scan(_scan(text, _drop_comment), _drop_trailing_comma)
+
+
+def parse_jsonc(text: str) -> dict:
+    data = json.loads(strip_jsonc(text))
+    if not isinstance(data, dict):
+        raise ValueError("config must be a JSON object")
+    return data
+
+
+def _directories_up(directory: str, top: str) -> list[str]:
+    """directory, its parent, … up to and including `top` (nearest first)."""
+    chain = [directory]
+    current = directory
+    while current != top and paths.is_within(current, top):
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        chain.append(parent)
+        current = parent
+    return chain
+
+
+def project_files(context) -> list[str]:
+    """The project config files that apply, in merge order (the nearest, and .json after .jsonc, last)."""
+    top = context.worktree if context.vcs else context.directory
+    chain = list(reversed(_directories_up(context.directory, top)))
+    found: list[str] = []
+    for name in PROJECT_FILES:
+        for directory in chain:
+            candidate = os.path.join(directory, name)
+            try:
+                real = paths.confine(candidate, [context.boundary])
+            except paths.OutsideRoots:
+                continue  # a symlink leading out of the project is not the project's config
+            if os.path.isfile(real):
+                found.append(real)
+    return found
+
+
+def read_config_file(path: str) -> dict:
+    """A project config file, or {} when unreadable or invalid (a broken file must not break every request)."""
+    try:
+        if os.path.getsize(path) > MAX_CONFIG_FILE_BYTES:
+            return {}
+        with open(path, encoding="utf-8") as handle:
+            return parse_jsonc(handle.read())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return {}
+
+
+def user_layer(user) -> dict:
+    from projects_app.models import UserConfig
+
+    data = UserConfig.objects.filter(user=user).values_list("data", flat=True).first()
+    return data if isinstance(data, dict) else {}
+
+
+def project_layer(context) -> dict:
+    from projects_app.models import Project
+
+    data = (Project.objects.filter(owner=context.user, project_id=context.project_id)
+            .values_list("config", flat=True).first())
+    return data if isinstance(data, dict) else {}
+
+
+def effective_config(context) -> dict:
+    """The merged config for a runtime context. Contains secrets: use `redact()` before it leaves the server."""
+    config = defaults(context.user)
+    config = deep_merge(config, user_layer(context.user))
+    for path in project_files(context):
+        config = deep_merge(config, read_config_file(path))
+    return deep_merge(config, project_layer(context))
+
+
+def is_secret_key(key: str) -> bool:
+    """apiKey, api_key, accessToken, client_secret, password, Authorization … but not max_tokens."""
+    normalized = re.sub(r"[-_\s]", "", key.lower())
+    return normalized.endswith(_SECRET_SUFFIXES)
+
+
+def redact(value):
+    """A copy with every secret-looking value replaced by REDACTED (responses never echo secrets)."""
+    if isinstance(value, dict):
+        return {
+            key: (REDACTED if is_secret_key(str(key)) and item not in (None, "") and not isinstance(item, (dict, list))
+                  else redact(item))
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [redact(item) for item in value]
+    return value
