@@ -133,6 +133,8 @@ CSRF_TRUSTED_ORIGINS = CORS_ALLOWED_ORIGINS
 DEFAULT_ROOTS = _env_list("AGENTSERVER_DEFAULT_ROOTS", "")
 PUBLIC_URL = os.environ.get("AGENTSERVER_PUBLIC_URL", "").rstrip("/")
 
+# Credential encryption keys (Fernet), newest first; unset → derived from SECRET_KEY (see auth_app/crypto.py).
+FERNET_KEYS = _env_list("AGENTSERVER_FERNET_KEYS", "")
 SSE_HEARTBEAT_SECONDS = float(os.environ.get("AGENTSERVER_SSE_HEARTBEAT_SECONDS", "10"))
 EVENT_LOG_RETENTION = int(os.environ.get("AGENTSERVER_EVENT_LOG_RETENTION", "100000"))
 

@@ -33,3 +33,39 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+def _now_ms() -> int:
+    import time
+
+    return int(time.time() * 1000)
+
+
+class AuthAccount(models.Model):
+    """A saved credential for one service (an AI provider, an MCP server...). The credential is stored only
+    as Fernet ciphertext (auth_app/crypto.py); `masked` and `fingerprint` are what anyone ever sees of it."""
+
+    id = models.CharField(primary_key=True, max_length=40)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="auth_accounts")
+    service_id = models.CharField(max_length=255)
+    description = models.CharField(max_length=1000, blank=True, default="")
+    credential_type = models.CharField(max_length=16)
+    ciphertext = models.TextField()
+    masked = models.CharField(max_length=64, blank=True, default="")
+    fingerprint = models.CharField(max_length=80, blank=True, default="")
+    active = models.BooleanField(default=False)
+    time_created = models.BigIntegerField(default=_now_ms)
+    time_updated = models.BigIntegerField(default=_now_ms)
+
+    class Meta:
+        ordering = ["service_id", "id"]
+        indexes = [models.Index(fields=["owner", "service_id"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "service_id"], condition=models.Q(active=True),
+                name="one_active_account_per_service",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.service_id}: {self.description or self.masked or self.id}"

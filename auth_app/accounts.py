@@ -1,0 +1,233 @@
+"""Auth accounts (v2 auth.*): saved credentials per service, encrypted at rest, write-only on the wire.
+
+One account per (user, service) may be active; the providers layer reads it with `active_credential()`.
+Services take keyword-only arguments and run in a transaction; selectors are scoped to `user=`."""
+import hashlib
+import logging
+
+from django.db import transaction
+from django.db.models import QuerySet
+
+from agentserver import events, ids
+from agentserver.errors import BadRequest, NotFound
+from auth_app import crypto
+from auth_app.models import AuthAccount, _now_ms
+
+log = logging.getLogger(__name__)
+
+CREDENTIAL_TYPES = ("api", "oauth")
+
+
+# ---- masking -------------------------------------------------------------------------------------------
+
+def _secret_material(credential: dict) -> str:
+    if credential.get("type") == "oauth":
+        return credential.get("access", "") + "\x00" + credential.get("refresh", "")
+    return credential.get("key", "")
+
+
+def mask_secret(secret: str) -> str:
+    """`sk-…abcd` for keys long enough that showing 7 characters leaves the rest unguessable; else `…`."""
+    if len(secret) >= 16:
+        return f"{secret[:3]}…{secret[-4:]}"
+    return "…"
+
+
+def fingerprint_of(credential: dict) -> str:
+    return "sha256:" + hashlib.sha256(_secret_material(credential).encode()).hexdigest()[:12]
+
+
+def _mask_credential(credential: dict) -> str:
+    if credential.get("type") == "oauth":
+        return mask_secret(credential.get("access", ""))
+    return mask_secret(credential.get("key", ""))
+
+
+# ---- validation ----------------------------------------------------------------------------------------
+
+def normalize_credential(value) -> dict:
+    """Check a credential against the spec's two shapes and return a clean copy (no unknown fields)."""
+    if not isinstance(value, dict):
+        raise BadRequest("credential must be an object", issues=[{"path": ["credential"], "message": "not an object"}])
+    kind = value.get("type")
+    if kind == "api":
+        key = value.get("key")
+        if not isinstance(key, str) or not key:
+            raise BadRequest("credential.key must be a non-empty string",
+                             issues=[{"path": ["credential", "key"], "message": "required string"}])
+        clean = {"type": "api", "key": key}
+        metadata = value.get("metadata")
+        if metadata is not None:
+            if not isinstance(metadata, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()
+            ):
+                raise BadRequest("credential.metadata must map strings to strings",
+                                 issues=[{"path": ["credential", "metadata"], "message": "map of strings"}])
+            clean["metadata"] = dict(metadata)
+        return clean
+    if kind == "oauth":
+        issues = [
+            {"path": ["credential", name], "message": "required string"}
+            for name in ("refresh", "access") if not isinstance(value.get(name), str) or not value.get(name)
+        ]
+        expires = value.get("expires")
+        if isinstance(expires, bool) or not isinstance(expires, (int, float)) or expires < 0:
+            issues.append({"path": ["credential", "expires"], "message": "required non-negative number"})
+        if issues:
+            raise BadRequest("Invalid oauth credential", issues=issues)
+        clean = {"type": "oauth", "refresh": value["refresh"], "access": value["access"], "expires": int(expires)}
+        for optional in ("accountId", "enterpriseUrl"):
+            if isinstance(value.get(optional), str):
+                clean[optional] = value[optional]
+        return clean
+    raise BadRequest("credential.type must be 'api' or 'oauth'",
+                     issues=[{"path": ["credential", "type"], "message": "expected 'api' or 'oauth'"}])
+
+
+def _store_credential(account: AuthAccount, credential: dict) -> None:
+    account.credential_type = credential["type"]
+    account.ciphertext = crypto.encrypt_json(credential)
+    account.masked = _mask_credential(credential)
+    account.fingerprint = fingerprint_of(credential)
+
+
+# ---- wire ----------------------------------------------------------------------------------------------
+
+def account_wire(account: AuthAccount) -> dict:
+    """What clients see: never the secret, only its mask and fingerprint (plus non-secret fields)."""
+    credential: dict = {"type": account.credential_type, "masked": account.masked,
+                        "fingerprint": account.fingerprint}
+    if account.credential_type == "oauth" or account.credential_type == "api":
+        try:
+            plain = crypto.decrypt_json(account.ciphertext)
+        except crypto.CredentialDecryptError:
+            plain = {}
+            credential["undecryptable"] = True
+        if account.credential_type == "oauth" and "expires" in plain:
+            credential["expires"] = plain["expires"]
+        if account.credential_type == "api" and plain.get("metadata"):
+            credential["metadata"] = plain["metadata"]
+    return {
+        "id": account.id,
+        "serviceID": account.service_id,
+        "description": account.description,
+        "active": account.active,
+        "credential": credential,
+        "time": {"created": account.time_created, "updated": account.time_updated},
+    }
+
+
+# ---- selectors -----------------------------------------------------------------------------------------
+
+def account_list(*, user, service_id: str | None = None) -> QuerySet:
+    accounts = AuthAccount.objects.filter(owner=user)
+    if service_id:
+        accounts = accounts.filter(service_id=service_id)
+    return accounts.order_by("service_id", "id")
+
+
+def active_accounts(*, user) -> dict[str, str]:
+    """{serviceID: accountID} of the caller's active accounts."""
+    return dict(AuthAccount.objects.filter(owner=user, active=True).values_list("service_id", "id"))
+
+
+def account_get(*, user, account_id: str) -> AuthAccount:
+    account = AuthAccount.objects.filter(owner=user, id=account_id).first()
+    if account is None:
+        raise NotFound(f"Account not found: {account_id}")
+    return account
+
+
+def active_credential(user, service_id: str) -> dict | None:
+    """The decrypted credential dict of the user's active account for `service_id`, or None.
+    (The providers layer calls exactly this.) An undecryptable credential is treated as absent and logged
+    without any secret."""
+    account = AuthAccount.objects.filter(owner=user, service_id=service_id, active=True).first()
+    if account is None:
+        return None
+    try:
+        return crypto.decrypt_json(account.ciphertext)
+    except crypto.CredentialDecryptError:
+        log.warning("auth account %s (%s) cannot be decrypted with the configured keys", account.id, service_id)
+        return None
+
+
+# ---- services ------------------------------------------------------------------------------------------
+
+def _publish(user, type_: str, account: AuthAccount) -> None:
+    events.publish(type_, {"accountID": account.id, "serviceID": account.service_id}, owner_id=user.pk)
+
+
+def _make_active(account: AuthAccount) -> None:
+    # Deactivate the others first so the partial unique constraint never sees two active rows.
+    AuthAccount.objects.filter(owner=account.owner, service_id=account.service_id, active=True).exclude(
+        id=account.id).update(active=False, time_updated=_now_ms())
+    account.active = True
+
+
+@transaction.atomic
+def account_create(*, user, service_id: str, credential: dict, description: str = "",
+                   active: bool | None = None) -> AuthAccount:
+    """Save a new account. It becomes active when asked, or when the service had no active account yet."""
+    if not isinstance(service_id, str) or not service_id.strip():
+        raise BadRequest("serviceID must be a non-empty string", issues=[{"path": ["serviceID"], "message": "required"}])
+    clean = normalize_credential(credential)
+    account = AuthAccount(id=ids.ascending("acc"), owner=user, service_id=service_id, description=description or "")
+    _store_credential(account, clean)
+    has_active = AuthAccount.objects.select_for_update().filter(owner=user, service_id=service_id,
+                                                                 active=True).exists()
+    if active or (active is None and not has_active):
+        _make_active(account)
+    account.save()
+    _publish(user, "auth.updated", account)
+    return account
+
+
+@transaction.atomic
+def account_update(*, user, account_id: str, description: str | None = None,
+                   credential: dict | None = None) -> AuthAccount:
+    account = account_get(user=user, account_id=account_id)
+    if description is not None:
+        account.description = description
+    if credential is not None:
+        _store_credential(account, normalize_credential(credential))
+    account.time_updated = _now_ms()
+    account.save()
+    _publish(user, "auth.updated", account)
+    return account
+
+
+@transaction.atomic
+def account_activate(*, user, account_id: str) -> AuthAccount:
+    account = account_get(user=user, account_id=account_id)
+    _make_active(account)
+    account.time_updated = _now_ms()
+    account.save(update_fields=["active", "time_updated"])
+    _publish(user, "auth.updated", account)
+    return account
+
+
+@transaction.atomic
+def account_delete(*, user, account_id: str) -> AuthAccount:
+    account = account_get(user=user, account_id=account_id)
+    account.delete()
+    account.id = account_id  # delete() keeps the pk for CharField pks, but say it plainly
+    _publish(user, "auth.removed", account)
+    return account
+
+
+def rotate_all() -> tuple[int, int]:
+    """Re-encrypt every stored credential under the newest key. Returns (rotated, failed)."""
+    rotated = failed = 0
+    for account_id in AuthAccount.objects.values_list("id", flat=True).iterator():
+        with transaction.atomic():
+            account = AuthAccount.objects.select_for_update().get(id=account_id)
+            try:
+                account.ciphertext = crypto.rotate(account.ciphertext)
+            except crypto.CredentialDecryptError:
+                log.warning("auth account %s cannot be decrypted with the configured keys; left as is", account.id)
+                failed += 1
+                continue
+            account.save(update_fields=["ciphertext"])
+            rotated += 1
+    return rotated, failed
