@@ -1,0 +1,175 @@
+"""Reads, always scoped to the caller: another user's session is indistinguishable from a missing one."""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+
+from agentserver.errors import BadRequest, NotFound
+from sessions_app.models import Message, Part, Session, SessionLease, Todo
+
+LIST_DEFAULT_LIMIT = 100
+LIST_MAX_LIMIT = 1000
+MESSAGES_MAX_LIMIT = 10_000
+
+
+def session_get(*, user, session_id: str) -> Session:
+    session = (
+        Session.objects.select_related("share").filter(owner=user, id=session_id).first()
+        if isinstance(session_id, str) else None
+    )
+    if session is None:
+        raise NotFound(f"Session not found: {session_id}")
+    return session
+
+
+def session_list(*, user, project_id: str | None = None, path: str | None = None, roots: bool = False,
+                 start: int | None = None, search: str | None = None, limit: int | None = None,
+                 directory: str | None = None, workspace_id: str | None = None, archived: bool | None = None,
+                 order: str = "desc", cursor: tuple[int, str] | None = None) -> list[Session]:
+    """Most recently updated first (or oldest first with order="asc"); `cursor` = (time_updated, id) of the
+    last item of the previous page, so pages never repeat or skip."""
+    qs = Session.objects.select_related("share").filter(owner=user)
+    if project_id is not None:
+        qs = qs.filter(project_id=project_id)
+    if directory is not None:
+        qs = qs.filter(directory=directory)
+    if workspace_id is not None:
+        qs = qs.filter(workspace_id=workspace_id)
+    if path:
+        path = path.strip("/")
+        if path:
+            from django.db.models import Q
+
+            qs = qs.filter(Q(path=path) | Q(path__startswith=path + "/"))
+    if roots:
+        qs = qs.filter(parent_id__isnull=True)
+    if start is not None:
+        qs = qs.filter(time_updated__gte=start)
+    if search:
+        qs = qs.filter(title__icontains=search)
+    if archived is False:
+        qs = qs.filter(time_archived__isnull=True)
+    if cursor is not None:
+        from django.db.models import Q
+
+        updated, last_id = cursor
+        if order == "asc":
+            qs = qs.filter(Q(time_updated__gt=updated) | Q(time_updated=updated, id__gt=last_id))
+        else:
+            qs = qs.filter(Q(time_updated__lt=updated) | Q(time_updated=updated, id__lt=last_id))
+    ordering = ("time_updated", "id") if order == "asc" else ("-time_updated", "-id")
+    limit = LIST_DEFAULT_LIMIT if limit is None else max(1, min(limit, LIST_MAX_LIMIT))
+    return list(qs.order_by(*ordering)[:limit])
+
+
+def session_children(*, session: Session) -> list[Session]:
+    return list(Session.objects.select_related("share").filter(owner_id=session.owner_id, parent_id=session.id)
+                .order_by("-time_updated", "-id"))
+
+
+def session_todos(*, session: Session) -> list[Todo]:
+    return list(Todo.objects.filter(session=session).order_by("position"))
+
+
+def session_statuses(*, user) -> dict[str, dict]:
+    """Non-idle sessions of the caller: live leases only (an expired lease is a dead worker, hence idle)."""
+    from projects_app.models import now_ms
+
+    rows = SessionLease.objects.filter(session__owner=user, expires_at__gt=now_ms()).values_list("session_id", "status")
+    return {session_id: status for session_id, status in rows if status and status.get("type", "idle") != "idle"}
+
+
+# ---- messages -------------------------------------------------------------------------------------
+
+@dataclass
+class MessagePage:
+    items: list[tuple[Message, list[Part]]]
+    next_cursor: str | None
+
+
+def encode_cursor(message: Message) -> str:
+    raw = json.dumps({"id": message.id, "time": message.time_created}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(value: str) -> str:
+    """A cursor is base64 JSON {"id","time"} (as opencode's); a bare message id is accepted too."""
+    if value.startswith("msg_"):
+        return value
+    try:
+        padded = value + "=" * (-len(value) % 4)
+        data = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        message_id = data["id"]
+    except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError):
+        raise BadRequest(f"Invalid cursor: {value!r}", kind="Query")
+    if not isinstance(message_id, str) or not message_id.startswith("msg_"):
+        raise BadRequest(f"Invalid cursor: {value!r}", kind="Query")
+    return message_id
+
+
+def _with_parts(messages: list[Message]) -> list[tuple[Message, list[Part]]]:
+    by_message: dict[str, list[Part]] = {m.id: [] for m in messages}
+    if messages:
+        for part in Part.objects.filter(message_id__in=list(by_message)).order_by("message_id", "id"):
+            by_message[part.message_id].append(part)
+    return [(m, by_message[m.id]) for m in messages]
+
+
+def session_messages(*, session: Session, limit: int | None = None, before: str | None = None,
+                     after: str | None = None, order: str = "asc") -> MessagePage:
+    """Messages with their parts in two queries.
+
+    order="asc" with a limit gives the newest `limit` messages (before `before`), returned ascending —
+    what opencode's `GET /session/{id}/message?limit=N` does; `next_cursor` then points further back.
+    order="desc" pages newest first from `before`; order="asc" with `after` pages forward."""
+    qs = Message.objects.filter(session=session)
+    if before:
+        qs = qs.filter(id__lt=before)
+    if after:
+        qs = qs.filter(id__gt=after)
+    if limit is not None:
+        limit = max(1, min(limit, MESSAGES_MAX_LIMIT))
+    forward = order == "asc" and after is not None
+    if limit is None:
+        messages = list(qs.order_by("id"))
+        if order == "desc":
+            messages.reverse()
+        return MessagePage(_with_parts(messages), None)
+    rows = list(qs.order_by("id" if forward else "-id")[: limit + 1])
+    more = len(rows) > limit
+    rows = rows[:limit]
+    cursor = encode_cursor(rows[-1]) if more and rows else None
+    if order == "asc" and not forward:
+        rows.reverse()
+    return MessagePage(_with_parts(rows), cursor)
+
+
+def message_get(*, session: Session, message_id: str) -> tuple[Message, list[Part]]:
+    message = Message.objects.filter(session=session, id=message_id).first()
+    if message is None:
+        raise NotFound(f"Message not found: {message_id}")
+    return message, list(Part.objects.filter(message=message).order_by("id"))
+
+
+def session_context_messages(*, session: Session) -> list[tuple[Message, list[Part]]]:
+    """The messages after the last compaction boundary: a completed assistant summary, or a user message
+    holding a compaction part. With none, all of them."""
+    boundary = None
+    summary = (Message.objects.filter(session=session, role="assistant", info__summary=True)
+               .order_by("-id").values_list("id", "info"))
+    for message_id, info in summary:
+        if (info.get("time") or {}).get("completed"):
+            # The summary answers the user message that asked for it; the context starts there.
+            parent = info.get("parentID")
+            boundary = parent if isinstance(parent, str) and parent < message_id else message_id
+            break
+    compaction = (Part.objects.filter(session=session, type="compaction", message__role="user")
+                  .order_by("-message_id").values_list("message_id", flat=True).first())
+    if compaction and (boundary is None or compaction > boundary):
+        boundary = compaction
+    qs = Message.objects.filter(session=session)
+    if boundary is not None:
+        qs = qs.filter(id__gte=boundary)
+    return _with_parts(list(qs.order_by("id")))

@@ -1,0 +1,94 @@
+"""Writes of messages and parts (what the agent runner calls), each publishing its event.
+
+Records are stored whole, as the wire shapes; `sessionID` is forced to the owning session so a caller
+can never file a record under another session."""
+from __future__ import annotations
+
+from django.db import transaction
+
+from agentserver import events
+from agentserver.errors import BadRequest, NotFound
+from projects_app.models import now_ms
+from sessions_app.models import Message, Part, Session
+from sessions_app.wire import session_event
+
+
+def publish_for(session: Session, type: str, properties: dict) -> None:
+    """Events of a session go to its owner, tagged with the context the session is pinned to."""
+    events.publish(type, properties, owner_id=session.owner_id, directory=session.directory,
+                   workspace_id=session.workspace_id, project_id=session.project_id)
+
+
+def message_save(*, session: Session, info: dict) -> Message:
+    message_id = info.get("id") if isinstance(info, dict) else None
+    if not isinstance(message_id, str) or not message_id.startswith("msg"):
+        raise BadRequest("message info needs an id starting with 'msg'")
+    role = info.get("role")
+    if role not in ("user", "assistant"):
+        raise BadRequest("message role must be 'user' or 'assistant'")
+    info = {**info, "sessionID": session.id}
+    created = (info.get("time") or {}).get("created") or now_ms()
+    with transaction.atomic():
+        message, was_created = Message.objects.get_or_create(
+            id=message_id, defaults={"session": session, "role": role, "info": info, "time_created": created},
+        )
+        if not was_created:
+            if message.session_id != session.id:
+                raise BadRequest(f"Message {message_id} belongs to another session")
+            message.role = role
+            message.info = info
+            message.save(update_fields=["role", "info"])
+    publish_for(session, "message.updated", {"sessionID": session.id, "info": info})
+    return message
+
+
+def part_save(*, session: Session, part: dict) -> Part:
+    part_id = part.get("id") if isinstance(part, dict) else None
+    if not isinstance(part_id, str) or not part_id.startswith("prt"):
+        raise BadRequest("part needs an id starting with 'prt'")
+    message_id = part.get("messageID")
+    part_type = part.get("type")
+    if not isinstance(message_id, str) or not isinstance(part_type, str):
+        raise BadRequest("part needs messageID and type")
+    part = {**part, "sessionID": session.id}
+    with transaction.atomic():
+        if not Message.objects.filter(id=message_id, session=session).exists():
+            raise NotFound(f"Message not found: {message_id}")
+        row, was_created = Part.objects.get_or_create(
+            id=part_id, defaults={"message_id": message_id, "session": session, "type": part_type, "data": part},
+        )
+        if not was_created:
+            if row.session_id != session.id or row.message_id != message_id:
+                raise BadRequest(f"Part {part_id} belongs to another message")
+            row.type = part_type
+            row.data = part
+            row.save(update_fields=["type", "data"])
+    publish_for(session, "message.part.updated", {"sessionID": session.id, "part": part, "time": now_ms()})
+    return row
+
+
+def message_remove(*, session: Session, message_id: str) -> bool:
+    with transaction.atomic():
+        deleted, _ = Message.objects.filter(session=session, id=message_id).delete()
+    if deleted:
+        publish_for(session, "message.removed", {"sessionID": session.id, "messageID": message_id})
+    return bool(deleted)
+
+
+def part_remove(*, session: Session, message_id: str, part_id: str) -> bool:
+    with transaction.atomic():
+        deleted, _ = Part.objects.filter(session=session, message_id=message_id, id=part_id).delete()
+    if deleted:
+        publish_for(session, "message.part.removed",
+                    {"sessionID": session.id, "messageID": message_id, "partID": part_id})
+    return bool(deleted)
+
+
+def session_touch(*, session: Session) -> Session:
+    """Bump time.updated alone, so a concurrent change of other fields is never overwritten."""
+    now = now_ms()
+    with transaction.atomic():
+        Session.objects.filter(pk=session.pk).update(time_updated=now)
+    session.refresh_from_db()
+    publish_for(session, "session.updated", session_event(session))
+    return session

@@ -1,0 +1,185 @@
+"""Session lifecycle: create, update, delete (children first), fork, and the field setter the runner uses."""
+from __future__ import annotations
+
+import copy
+import re
+import secrets
+from datetime import datetime, timezone
+
+from django.conf import settings
+from django.db import transaction
+
+from agentserver import ids
+from agentserver.context import RuntimeContext
+from projects_app.models import now_ms
+from sessions_app.models import Message, Part, Session
+from sessions_app.services.messages import publish_for
+from sessions_app.wire import session_event
+
+_ADJECTIVES = ("brave", "calm", "clever", "cosmic", "eager", "gentle", "glowing", "happy", "jolly", "kind",
+               "lucky", "mighty", "nimble", "proud", "quick", "quiet", "shiny", "silent", "stellar", "swift",
+               "tidy", "witty", "bright", "bold", "misty", "sunny", "wild", "golden", "crisp", "steady")
+_NOUNS = ("cabin", "canyon", "comet", "eagle", "falcon", "forest", "garden", "harbor", "island", "lagoon",
+          "meadow", "moon", "nebula", "orchid", "otter", "panda", "pixel", "planet", "river", "rocket",
+          "sailor", "squid", "star", "tiger", "wolf", "willow", "engine", "circuit", "beacon", "glacier")
+
+# Fields a caller may set through session_set (the runner: agent, model, cost, tokens, summary, revert...).
+SETTABLE = {"title", "agent", "model", "permission", "metadata", "summary", "revert", "cost", "tokens",
+            "time_archived", "time_compacting"}
+
+
+def new_slug() -> str:
+    return f"{secrets.choice(_ADJECTIVES)}-{secrets.choice(_NOUNS)}"
+
+
+def iso_ms(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def default_title(*, child: bool, at: int) -> str:
+    return f"{'Child session' if child else 'New session'} - {iso_ms(at)}"
+
+
+def session_create(*, context: RuntimeContext, parent_id: str | None = None, title: str | None = None,
+                   agent: str | None = None, model: dict | None = None, permission: list | None = None,
+                   metadata: dict | None = None) -> Session:
+    now = now_ms()
+    session = Session(
+        id=ids.descending("ses"), owner=context.user, project_id=context.project_id, directory=context.directory,
+        path=context.path, workspace_id=context.workspace_id, parent_id=parent_id,
+        title=title if title else default_title(child=bool(parent_id), at=now), slug=new_slug(),
+        version=settings.VERSION, agent=agent, model=model, permission=permission or [], metadata=metadata or {},
+        time_created=now, time_updated=now,
+    )
+    with transaction.atomic():
+        session.save(force_insert=True)
+    payload = session_event(session)
+    publish_for(session, "session.created", payload)
+    publish_for(session, "session.updated", payload)
+    return session
+
+
+def session_set(*, session: Session, touch: bool = True, **fields) -> Session:
+    """Write only the given fields (never a stale copy of the others), bump time.updated, publish."""
+    unknown = set(fields) - SETTABLE
+    if unknown:
+        raise TypeError(f"session_set cannot set {sorted(unknown)}")
+    if touch:
+        fields["time_updated"] = now_ms()
+    with transaction.atomic():
+        if fields:
+            Session.objects.filter(pk=session.pk).update(**fields)
+    session.refresh_from_db()
+    publish_for(session, "session.updated", session_event(session))
+    return session
+
+
+def session_update(*, session: Session, title: str | None = None, archived: int | None = None,
+                   archived_given: bool = False, permission: list | None = None,
+                   metadata: dict | None = None) -> Session:
+    """PATCH: title, time.archived (null un-archives), permission rules, metadata; always bumps updated."""
+    fields: dict = {}
+    if title is not None:
+        fields["title"] = title
+    if archived_given:
+        fields["time_archived"] = archived
+    if permission is not None:
+        fields["permission"] = permission
+    if metadata is not None:
+        fields["metadata"] = metadata
+    return session_set(session=session, **fields)
+
+
+def _descendants(session: Session) -> list[Session]:
+    """Every session below this one, deepest first, found level by level (one query per level)."""
+    levels: list[list[Session]] = []
+    frontier = [session.id]
+    seen = {session.id}
+    while frontier:
+        children = [s for s in Session.objects.select_related("share")
+                    .filter(owner_id=session.owner_id, parent_id__in=frontier) if s.id not in seen]
+        if not children:
+            break
+        seen.update(s.id for s in children)
+        levels.append(children)
+        frontier = [s.id for s in children]
+    return [s for level in reversed(levels) for s in level]
+
+
+def session_delete(*, session: Session) -> bool:
+    """Children first, then the session with its share, todos, messages and parts (cascades)."""
+    doomed = _descendants(session) + [session]
+    payloads = [(s, session_event(s)) for s in doomed]
+    with transaction.atomic():
+        for s in doomed:
+            # Parts and messages explicitly first: one bulk delete each instead of per-row cascades.
+            Part.objects.filter(session_id=s.id).delete()
+            Message.objects.filter(session_id=s.id).delete()
+            Session.objects.filter(pk=s.pk).delete()
+    for s, payload in payloads:
+        if "share" in payload["info"]:
+            del payload["info"]["share"]
+        publish_for(s, "session.deleted", payload)
+    return True
+
+
+_FORK_SUFFIX = re.compile(r" \(fork #(\d+)\)$")
+
+
+def fork_title(title: str) -> str:
+    match = _FORK_SUFFIX.search(title)
+    if match:
+        return f"{title[:match.start()]} (fork #{int(match.group(1)) + 1})"
+    return f"{title} (fork #1)"
+
+
+def session_fork(*, session: Session, message_id: str | None = None) -> Session:
+    """A new root session in the same context with copies of the messages strictly before `message_id`
+    (all without it): fresh ascending ids in the original order, parentIDs remapped to the copies."""
+    now = now_ms()
+    fork = Session(
+        id=ids.descending("ses"), owner_id=session.owner_id, project_id=session.project_id,
+        directory=session.directory, path=session.path, workspace_id=session.workspace_id, parent_id=None,
+        title=fork_title(session.title), slug=new_slug(), version=settings.VERSION, agent=session.agent,
+        model=session.model, permission=copy.deepcopy(session.permission), metadata={},
+        time_created=now, time_updated=now,
+    )
+    messages = Message.objects.filter(session=session)
+    if message_id:
+        messages = messages.filter(id__lt=message_id)
+    messages = list(messages.order_by("id"))
+    parts_by_message: dict[str, list[Part]] = {m.id: [] for m in messages}
+    for part in Part.objects.filter(message_id__in=list(parts_by_message)).order_by("message_id", "id"):
+        parts_by_message[part.message_id].append(part)
+
+    id_map = {m.id: ids.ascending("msg") for m in messages}
+    new_messages: list[Message] = []
+    new_parts: list[Part] = []
+    for message in messages:
+        new_id = id_map[message.id]
+        info = copy.deepcopy(message.info)
+        info["id"] = new_id
+        info["sessionID"] = fork.id
+        if info.get("parentID") in id_map:
+            info["parentID"] = id_map[info["parentID"]]
+        new_messages.append(Message(id=new_id, session=fork, role=message.role, info=info,
+                                    time_created=message.time_created))
+        for part in parts_by_message[message.id]:
+            data = copy.deepcopy(part.data)
+            data["id"] = ids.ascending("prt")
+            data["messageID"] = new_id
+            data["sessionID"] = fork.id
+            new_parts.append(Part(id=data["id"], message_id=new_id, session=fork, type=part.type, data=data))
+    with transaction.atomic():
+        fork.save(force_insert=True)
+        Message.objects.bulk_create(new_messages, batch_size=500)
+        Part.objects.bulk_create(new_parts, batch_size=500)
+    payload = session_event(fork)
+    publish_for(fork, "session.created", payload)
+    publish_for(fork, "session.updated", payload)
+    for message in new_messages:
+        publish_for(fork, "message.updated", {"sessionID": fork.id, "info": message.info})
+    for part in new_parts:
+        publish_for(fork, "message.part.updated", {"sessionID": fork.id, "part": part.data, "time": now})
+    return fork
+

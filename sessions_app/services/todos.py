@@ -1,0 +1,25 @@
+"""The session's todo list: replaced whole by the `todowrite` tool, read by `session.todo`."""
+from __future__ import annotations
+
+from django.db import transaction
+
+from sessions_app.models import Session, Todo
+from sessions_app.services.messages import publish_for
+from sessions_app.wire import todo_wire
+
+STATUSES = {"pending", "in_progress", "completed", "cancelled"}
+PRIORITIES = {"high", "medium", "low"}
+
+
+def todos_replace(*, session: Session, todos: list[dict]) -> list[Todo]:
+    rows = [
+        Todo(session=session, position=index, content=str(item.get("content", "")),
+             status=str(item.get("status", "pending")), priority=str(item.get("priority", "medium")),
+             todo_id=item.get("id") if isinstance(item.get("id"), str) else None)
+        for index, item in enumerate(todos)
+    ]
+    with transaction.atomic():
+        Todo.objects.filter(session=session).delete()
+        Todo.objects.bulk_create(rows)
+    publish_for(session, "todo.updated", {"sessionID": session.id, "todos": [todo_wire(t) for t in rows]})
+    return rows

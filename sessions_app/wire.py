@@ -1,0 +1,78 @@
+"""Wire rendering: the exact JSON shapes opencode's clients read (reference §3.2, §3.4, §3.5, §3.7)."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sessions_app.models import Message, Part, Session, Todo
+
+
+def _share_of(session: Session):
+    # The reverse one-to-one raises when absent; list selectors prefetch it with select_related.
+    try:
+        return session.share
+    except Session.share.RelatedObjectDoesNotExist:
+        return None
+
+
+def session_wire(session: Session) -> dict:
+    out: dict = {
+        "id": session.id,
+        "slug": session.slug,
+        "projectID": session.project_id,
+    }
+    if session.workspace_id:
+        out["workspaceID"] = session.workspace_id
+    out["directory"] = session.directory
+    out["path"] = session.path
+    if session.parent_id:
+        out["parentID"] = session.parent_id
+    if session.summary is not None:
+        out["summary"] = session.summary
+    out["cost"] = session.cost
+    out["tokens"] = session.tokens
+    share = _share_of(session)
+    if share is not None:
+        out["share"] = {"url": share.url}
+    out["title"] = session.title
+    if session.agent:
+        out["agent"] = session.agent
+    if session.model:
+        out["model"] = session.model
+    out["version"] = session.version
+    if session.metadata:
+        out["metadata"] = session.metadata
+    time: dict = {"created": session.time_created, "updated": session.time_updated}
+    if session.time_compacting is not None:
+        time["compacting"] = session.time_compacting
+    if session.time_archived is not None:
+        time["archived"] = session.time_archived
+    out["time"] = time
+    if session.permission:
+        out["permission"] = session.permission
+    if session.revert is not None:
+        out["revert"] = session.revert
+    return out
+
+
+def message_info(message: Message) -> dict:
+    return message.info
+
+
+def part_wire(part: Part) -> dict:
+    return part.data
+
+
+def message_wire(message: Message, parts: Iterable[Part]) -> dict:
+    return {"info": message.info, "parts": [part.data for part in parts]}
+
+
+def todo_wire(todo: Todo) -> dict:
+    out = {"content": todo.content, "status": todo.status, "priority": todo.priority}
+    if todo.todo_id:
+        out["id"] = todo.todo_id
+    return out
+
+
+def session_event(session: Session) -> dict:
+    """Payload of session.created / session.updated / session.deleted (1.18 adds sessionID)."""
+    return {"sessionID": session.id, "info": session_wire(session)}
