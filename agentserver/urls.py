@@ -4,8 +4,10 @@ Each app's urls.py exposes `original` and `v2` lists; every view declares `opera
 (method → spec operation id), so `grep "session.fork"` lands on its route and view."""
 from importlib import import_module
 
+from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
+from django.views.static import serve as serve_static
 
 from agentserver import views as core_views
 
@@ -28,6 +30,11 @@ for app in APPS:
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # The admin's own CSS/JS, collected by `make serve`; a self-hosted server has no separate web server.
+    re_path(r"^static/(?P<path>.*)$", serve_static, {"document_root": settings.STATIC_ROOT}),
     path("api/", include((v2, "v2"))),
     *original,
 ]
+
+handler404 = "agentserver.views.not_found"
+handler500 = "agentserver.views.server_error"

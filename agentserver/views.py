@@ -1,5 +1,6 @@
 """Server-wide routes: health, the three event streams, the OpenAPI document."""
 from django.conf import settings
+from django.http import JsonResponse
 from drf_spectacular.views import SpectacularJSONAPIView
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
@@ -19,3 +20,12 @@ class HealthView(APIView):
 
 class OpenApiView(SpectacularJSONAPIView):
     operation_ids = {"GET": "doc"}
+
+
+def not_found(request, exception=None):
+    return JsonResponse({"name": "NotFoundError", "data": {"message": f"No route: {request.method} {request.path}"}},
+                        status=404)
+
+
+def server_error(request):
+    return JsonResponse({"name": "UnknownError", "data": {"message": "Unexpected server error"}}, status=500)
