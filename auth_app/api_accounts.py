@@ -1,0 +1,78 @@
+"""v2 auth.* routes (server kind: no runtime context). Credentials go in, only masks come out."""
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from agentserver.api import ApiView, id_param, parse, parse_query
+from auth_app import accounts
+
+
+class StrictCharField(serializers.CharField):
+    """A JSON string, not a number DRF would quietly turn into one."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class AccountCreateInput(serializers.Serializer):
+    serviceID = StrictCharField(max_length=255)
+    credential = serializers.JSONField()
+    description = StrictCharField(max_length=1000, required=False, allow_blank=True)
+    active = serializers.BooleanField(required=False)
+
+
+class AccountUpdateInput(serializers.Serializer):
+    description = StrictCharField(max_length=1000, required=False, allow_blank=True)
+    credential = serializers.JSONField(required=False)
+
+
+class AccountListQuery(serializers.Serializer):
+    serviceID = StrictCharField(max_length=255, required=False)
+
+
+class AuthListView(ApiView):
+    operation_ids = {"GET": "auth.list", "POST": "auth.create"}
+
+    def get(self, request):
+        query = parse_query(AccountListQuery, request)
+        items = accounts.account_list(user=request.user, service_id=query.get("serviceID"))
+        return Response({
+            "accounts": [accounts.account_wire(account) for account in items],
+            "active": accounts.active_accounts(user=request.user),
+        })
+
+    def post(self, request):
+        data = parse(AccountCreateInput, request.data)
+        account = accounts.account_create(
+            user=request.user, service_id=data["serviceID"], credential=data["credential"],
+            description=data.get("description", ""), active=data.get("active"),
+        )
+        return Response(accounts.account_wire(account))
+
+
+class AuthItemView(ApiView):
+    operation_ids = {"GET": "auth.get", "PATCH": "auth.update", "DELETE": "auth.delete"}
+
+    def get(self, request, accountID: str):
+        account = accounts.account_get(user=request.user, account_id=id_param(accountID, "acc", "account"))
+        return Response(accounts.account_wire(account))
+
+    def patch(self, request, accountID: str):
+        account_id = id_param(accountID, "acc", "account")
+        data = parse(AccountUpdateInput, request.data)
+        account = accounts.account_update(user=request.user, account_id=account_id,
+                                          description=data.get("description"), credential=data.get("credential"))
+        return Response(accounts.account_wire(account))
+
+    def delete(self, request, accountID: str):
+        accounts.account_delete(user=request.user, account_id=id_param(accountID, "acc", "account"))
+        return Response(True)
+
+
+class AuthActivateView(ApiView):
+    operation_ids = {"POST": "auth.activate"}
+
+    def post(self, request, accountID: str):
+        account = accounts.account_activate(user=request.user, account_id=id_param(accountID, "acc", "account"))
+        return Response(accounts.account_wire(account))
