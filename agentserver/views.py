@@ -20,6 +20,12 @@ class HealthView(APIView):
 
 class OpenApiView(SpectacularJSONAPIView):
     operation_ids = {"GET": "doc"}
+    custom_settings = {
+        "POSTPROCESSING_HOOKS": [
+            "drf_spectacular.hooks.postprocess_schema_enums",
+            "agentserver.schema.add_plain_django_routes",
+        ],
+    }
 
 
 def not_found(request, exception=None):

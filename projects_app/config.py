@@ -14,7 +14,11 @@ import json
 import os
 import re
 
+from django.db import transaction
+
 from agentserver import paths
+from agentserver.errors import BadRequest
+from projects_app.config_schema import validate_config
 
 SCHEMA_URL = "https://opencode.ai/config.json"
 PROJECT_FILES = ("opencode.jsonc", "opencode.json")
@@ -186,3 +190,35 @@ def redact(value):
     if isinstance(value, list):
         return [redact(item) for item in value]
     return value
+
+
+def merge_patch(target: dict, patch: dict) -> dict:
+    """RFC 7396: nested dicts merge, null removes a key, anything else replaces."""
+    out = copy.deepcopy(target)
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge_patch(out[key], value)
+        elif isinstance(value, dict):
+            out[key] = merge_patch({}, value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def config_update(*, context, patch) -> dict:
+    """Validate `patch` and merge it into the user's overrides for the context's project (PATCH /config).
+    Returns the new effective config (unredacted)."""
+    from projects_app.models import Project
+
+    issues = validate_config(patch)
+    if issues:
+        message = "; ".join(f"{'.'.join(str(p) for p in i['path']) or 'body'}: {i['message']}" for i in issues)
+        raise BadRequest(message, kind="Body", issues=issues)
+    with transaction.atomic():
+        project = context.project()
+        project = Project.objects.select_for_update().get(pk=project.pk)
+        project.config = merge_patch(project.config if isinstance(project.config, dict) else {}, patch)
+        project.save(update_fields=["config"])
+    return effective_config(context)

@@ -1,0 +1,90 @@
+"""Projects: the wire shape, the reads (always scoped to the caller) and the one write (project_update).
+
+A project is per owner: alice's and bob's clones of one repository are two rows with the same project id."""
+from __future__ import annotations
+
+from django.db import transaction
+
+from agentserver import events
+from agentserver.errors import NotFound
+from projects_app.models import Project, now_ms
+
+
+def _commands_map(commands) -> dict:
+    """Stored as {name: command}; v1 clients send {"start": "..."}, v2 clients [{name, command}]."""
+    if isinstance(commands, dict):
+        return {str(k): v for k, v in commands.items() if isinstance(v, str)}
+    if isinstance(commands, list):
+        return {item["name"]: item["command"] for item in commands if isinstance(item, dict) and "name" in item}
+    return {}
+
+
+def project_wire(project: Project) -> dict:
+    """Reference §3.1: {id, worktree, vcs?, name?, icon?, commands?, time{created, updated, initialized?}, sandboxes}."""
+    body: dict = {"id": project.project_id, "worktree": project.worktree}
+    if project.vcs:
+        body["vcs"] = project.vcs
+    if project.name is not None:
+        body["name"] = project.name
+    if project.icon:
+        body["icon"] = project.icon
+    if project.commands:
+        body["commands"] = _commands_map(project.commands)
+    time = {"created": project.time_created, "updated": project.time_updated}
+    if project.time_initialized is not None:
+        time["initialized"] = project.time_initialized
+    body["time"] = time
+    body["sandboxes"] = []
+    return body
+
+
+def project_wire_v2(project: Project) -> dict:
+    """The v2 mount: icon is a string and commands a list of {name, command}."""
+    body = project_wire(project)
+    icon = project.icon or {}
+    body.pop("icon", None)
+    value = icon.get("override") or icon.get("url")
+    if value:
+        body["icon"] = value
+    body["commands"] = [{"name": name, "command": command} for name, command in _commands_map(project.commands).items()]
+    return body
+
+
+def project_list(*, user) -> list[Project]:
+    return list(Project.objects.filter(owner=user).order_by("time_created", "id"))
+
+
+def project_get(*, user, project_id: str) -> Project:
+    project = Project.objects.filter(owner=user, project_id=project_id).first()
+    if project is None:
+        raise NotFound(f"Project not found: {project_id}", projectID=project_id)
+    return project
+
+
+def project_current(*, context) -> Project:
+    """The project of the resolved runtime context, created on first use."""
+    return context.project()
+
+
+@transaction.atomic
+def project_update(*, user, project_id: str, name=..., icon=..., commands=..., directory: str | None = None) -> Project:
+    """Arguments left as `...` are unchanged. `icon` is merged key by key (a v2 string sets icon.override)."""
+    project = Project.objects.select_for_update().filter(owner=user, project_id=project_id).first()
+    if project is None:
+        raise NotFound(f"Project not found: {project_id}", projectID=project_id)
+    if name is not ...:
+        project.name = name
+    if icon is not ...:
+        if icon is None:
+            project.icon = None
+        elif isinstance(icon, str):
+            project.icon = {**(project.icon or {}), "override": icon}
+        else:
+            project.icon = {**(project.icon or {}), **icon}
+    if commands is not ...:
+        project.commands = _commands_map(commands) if commands is not None else None
+    project.time_updated = now_ms()
+    project.save()
+    events.publish("project.updated", project_wire(project), owner_id=user.pk,
+                   directory=directory or (project.worktree if project.vcs else None), project_id=project.project_id)
+    return project
