@@ -147,7 +147,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["agentserver.parsers.LenientJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "agentserver.errors.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "agentserver.schema.OperationIdAutoSchema",
     "UNAUTHENTICATED_USER": None,
 }
 
