@@ -99,7 +99,7 @@ def decode_cursor(value: str) -> str:
     if value.startswith("msg_"):
         return value
     try:
-        padded = value + "=" * (-len(value) % 4)
+        padded = value.replace("+", "-").replace("/", "_") + "=" * (-len(value) % 4)
         data = json.loads(base64.urlsafe_b64decode(padded.encode()))
         message_id = data["id"]
     except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError):
@@ -118,30 +118,28 @@ def _with_parts(messages: list[Message]) -> list[tuple[Message, list[Part]]]:
 
 
 def session_messages(*, session: Session, limit: int | None = None, before: str | None = None,
-                     after: str | None = None, order: str = "asc") -> MessagePage:
-    """Messages with their parts in two queries.
+                     after: str | None = None, order: str = "asc", tail: bool = True) -> MessagePage:
+    """Messages with their parts, in two queries whatever the page size.
 
-    order="asc" with a limit gives the newest `limit` messages (before `before`), returned ascending —
-    what opencode's `GET /session/{id}/message?limit=N` does; `next_cursor` then points further back.
-    order="desc" pages newest first from `before`; order="asc" with `after` pages forward."""
+    order="asc", tail=True (opencode's `GET /session/{id}/message?limit=N`): the newest `limit` messages
+    before `before`, returned ascending; `next_cursor` then points further back.
+    order="asc", tail=False: the oldest `limit` after `after`; order="desc": newest first before `before`.
+    `next_cursor` is the id-cursor of the last message that the next page continues from."""
     qs = Message.objects.filter(session=session)
     if before:
         qs = qs.filter(id__lt=before)
     if after:
         qs = qs.filter(id__gt=after)
-    if limit is not None:
-        limit = max(1, min(limit, MESSAGES_MAX_LIMIT))
-    forward = order == "asc" and after is not None
+    backwards = order == "desc" or tail
     if limit is None:
-        messages = list(qs.order_by("id"))
-        if order == "desc":
-            messages.reverse()
+        messages = list(qs.order_by("-id" if order == "desc" else "id"))
         return MessagePage(_with_parts(messages), None)
-    rows = list(qs.order_by("id" if forward else "-id")[: limit + 1])
+    limit = max(1, min(limit, MESSAGES_MAX_LIMIT))
+    rows = list(qs.order_by("-id" if backwards else "id")[: limit + 1])
     more = len(rows) > limit
     rows = rows[:limit]
     cursor = encode_cursor(rows[-1]) if more and rows else None
-    if order == "asc" and not forward:
+    if order == "asc" and backwards:
         rows.reverse()
     return MessagePage(_with_parts(rows), cursor)
 

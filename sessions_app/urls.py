@@ -1,3 +1,38 @@
-"""Routes of sessions_app: `original` at the root, `v2` under /api."""
-original: list = []
-v2: list = []
+"""Routes of sessions_app: `original` at the root, `v2` under /api.
+
+Sections: (1) session store — SESSIONS helper; (2) prompting, abort, permissions, questions, tools — other
+helpers add theirs in the marked section below. Two operations on one URL (e.g. GET session.messages and
+POST session.prompt on /session/{id}/message) share a pattern through `combine(ViewA, ViewB)`."""
+from django.urls import path
+
+from sessions_app.api import original as o
+from sessions_app.api import share
+from sessions_app.api import v2
+from sessions_app.api.routing import combine  # noqa: F401 — for the sections below
+
+# ---- (1) session store -------------------------------------------------------------------------
+original: list = [
+    path("session", o.SessionCollectionView.as_view(), name="session.list"),
+    path("session/status", o.SessionStatusView.as_view(), name="session.status"),
+    path("session/<str:sessionID>", o.SessionItemView.as_view(), name="session.get"),
+    path("session/<str:sessionID>/children", o.SessionChildrenView.as_view(), name="session.children"),
+    path("session/<str:sessionID>/todo", o.SessionTodoView.as_view(), name="session.todo"),
+    path("session/<str:sessionID>/fork", o.SessionForkView.as_view(), name="session.fork"),
+    path("session/<str:sessionID>/share", o.SessionShareView.as_view(), name="session.share"),
+    # POST on this URL is session.prompt (runner): replace with combine(o.SessionMessagesView, PromptView).
+    path("session/<str:sessionID>/message", o.SessionMessagesView.as_view(), name="session.messages"),
+    path("session/<str:sessionID>/message/<str:messageID>", o.SessionMessageView.as_view(), name="session.message"),
+    # Public, anonymous: the self-hosted share page and its JSON.
+    path("share/<str:shareID>", share.SharePageView.as_view(), name="share.page"),
+    path("share/<str:shareID>/data", share.ShareDataView.as_view(), name="share.data"),
+]
+
+v2: list = [
+    path("session", v2.V2SessionCollectionView.as_view(), name="session.list"),
+    path("session/<str:sessionID>", v2.V2SessionItemView.as_view(), name="session.get"),
+    path("session/<str:sessionID>/message", v2.V2SessionMessagesView.as_view(), name="session.message.list"),
+    path("session/<str:sessionID>/todo", v2.V2SessionTodoView.as_view(), name="session.todo"),
+    path("session/<str:sessionID>/context", v2.V2SessionContextView.as_view(), name="session.context"),
+]
+
+# ---- (2) prompting / abort / permissions / questions / tools (other helpers) ------------------------

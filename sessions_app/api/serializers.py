@@ -1,0 +1,109 @@
+"""Input shapes of the session routes (original and v2). Output is rendered by sessions_app.wire."""
+from rest_framework import serializers
+
+from agentserver.api import IdField
+
+
+class StrictCharField(serializers.CharField):
+    """A string, never a number coerced into one (`{"title": 5}` is a 400, as in opencode)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            raise serializers.ValidationError("Expected a string")
+        return super().to_internal_value(data)
+
+
+class ModelRefField(serializers.Field):
+    """`{providerID, id}` (1.18) or `{providerID, modelID}` (v1 inputs), stored as the Session's `{id, providerID}`."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            raise serializers.ValidationError("Expected an object {providerID, id}")
+        provider = data.get("providerID")
+        model = data.get("id", data.get("modelID"))
+        if not isinstance(provider, str) or not provider or not isinstance(model, str) or not model:
+            raise serializers.ValidationError("Expected {providerID: string, id: string}")
+        out = {"id": model, "providerID": provider}
+        if isinstance(data.get("variant"), str):
+            out["variant"] = data["variant"]
+        return out
+
+    def to_representation(self, value):
+        return value
+
+
+class PermissionRuleSerializer(serializers.Serializer):
+    permission = StrictCharField(max_length=256)
+    pattern = StrictCharField(max_length=4096)
+    action = serializers.ChoiceField(choices=["allow", "ask", "deny"])
+
+
+class SessionCreateBody(serializers.Serializer):
+    parentID = IdField("ses", required=False, allow_null=True)
+    title = StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=1024)
+    agent = StrictCharField(required=False, allow_null=True, max_length=128)
+    model = ModelRefField(required=False, allow_null=True)
+    permission = PermissionRuleSerializer(many=True, required=False)
+    metadata = serializers.DictField(required=False)
+    workspaceID = serializers.CharField(required=False, allow_null=True, max_length=64)
+
+
+class V2Location(serializers.Serializer):
+    directory = StrictCharField(max_length=4096)
+    workspaceID = serializers.CharField(required=False, allow_null=True, max_length=64)
+
+
+class V2SessionCreateBody(SessionCreateBody):
+    location = V2Location(required=False)
+
+
+class ArchivedTime(serializers.Serializer):
+    archived = serializers.IntegerField(required=False, allow_null=True, min_value=0)
+
+
+class SessionUpdateBody(serializers.Serializer):
+    title = StrictCharField(required=False, max_length=1024)
+    time = ArchivedTime(required=False)
+    permission = PermissionRuleSerializer(many=True, required=False)
+    metadata = serializers.DictField(required=False)
+
+
+class V2SessionUpdateBody(serializers.Serializer):
+    title = StrictCharField(required=False, max_length=1024)
+    archived = serializers.IntegerField(required=False, allow_null=True, min_value=0)
+    permission = PermissionRuleSerializer(many=True, required=False)
+
+
+class SessionListQuery(serializers.Serializer):
+    roots = serializers.BooleanField(required=False, default=False)
+    start = serializers.IntegerField(required=False, min_value=0)
+    search = serializers.CharField(required=False, allow_blank=True, max_length=1024)
+    limit = serializers.IntegerField(required=False, min_value=0)
+    path = serializers.CharField(required=False, allow_blank=True, max_length=4096)
+    directory = serializers.CharField(required=False, allow_blank=True)
+    workspace = serializers.CharField(required=False, allow_blank=True)
+    scope = serializers.CharField(required=False, allow_blank=True)
+
+
+class V2SessionListQuery(SessionListQuery):
+    order = serializers.ChoiceField(choices=["asc", "desc"], required=False, default="desc")
+    cursor = serializers.CharField(required=False, allow_blank=True, max_length=1024)
+    subpath = serializers.CharField(required=False, allow_blank=True, max_length=4096)
+    project = serializers.CharField(required=False, allow_blank=True, max_length=64)
+
+
+class MessageListQuery(serializers.Serializer):
+    limit = serializers.IntegerField(required=False, min_value=0)
+    before = serializers.CharField(required=False, allow_blank=True, max_length=1024)
+    directory = serializers.CharField(required=False, allow_blank=True)
+    workspace = serializers.CharField(required=False, allow_blank=True)
+
+
+class V2MessageListQuery(serializers.Serializer):
+    limit = serializers.IntegerField(required=False, min_value=0)
+    order = serializers.ChoiceField(choices=["asc", "desc"], required=False)
+    cursor = serializers.CharField(required=False, allow_blank=True, max_length=1024)
+
+
+class ForkBody(serializers.Serializer):
+    messageID = IdField("msg", required=False, allow_null=True)
