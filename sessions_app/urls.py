@@ -36,3 +36,29 @@ v2: list = [
 ]
 
 # ---- (2) prompting / abort / permissions / questions / tools (other helpers) ------------------------
+
+# ---- (2b) tools, agents, permissions, questions — TOOLS helper ------------------------------------
+from sessions_app.api import permissions_views as pv  # noqa: E402
+from sessions_app.api import tools_views as tv  # noqa: E402
+
+original += [
+    path("experimental/tool/ids", tv.ToolIdsView.as_view(), name="tool.ids"),
+    path("experimental/tool", tv.ToolListView.as_view(), name="tool.list"),
+    path("agent", tv.AgentsView.as_view(), name="app.agents"),
+    path("session/<str:sessionID>/permissions/<str:permissionID>", pv.PermissionRespondView.as_view(),
+         name="permission.respond"),
+    path("permission", pv.PermissionListView.as_view(), name="permission.list"),
+    path("permission/<str:requestID>/reply", pv.PermissionReplyView.as_view(), name="permission.reply"),
+    path("question", pv.QuestionListView.as_view(), name="question.list"),
+    path("question/<str:requestID>/reply", pv.QuestionReplyView.as_view(), name="question.reply"),
+    path("question/<str:requestID>/reject", pv.QuestionRejectView.as_view(), name="question.reject"),
+]
+v2 += [
+    path("agent", tv.V2AgentListView.as_view(), name="agent.list"),
+    path("permission", pv.V2PermissionListView.as_view(), name="permission.list"),
+    path("permission/<str:permissionID>/reply", pv.V2PermissionReplyView.as_view(), name="permission.reply"),
+    path("question", pv.V2QuestionListView.as_view(), name="question.list"),
+    path("question/<str:questionID>/reply", pv.V2QuestionReplyView.as_view(), name="question.reply"),
+    path("question/<str:questionID>/reject", pv.V2QuestionRejectView.as_view(), name="question.reject"),
+]
+# ---- end TOOLS helper section ---------------------------------------------------------------------

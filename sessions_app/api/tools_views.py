@@ -1,0 +1,52 @@
+"""tool.ids, tool.list, app.agents (GET /agent) and v2 agent.list."""
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from agentserver.api import ApiView, V2RequestView, parse_query
+from projects_app.config import effective_config
+from sessions_app.runtime import tools
+from sessions_app.runtime.agents import agent_list, agent_list_v2
+
+
+class ToolIdsView(ApiView):
+    operation_ids = {"GET": "tool.ids"}
+
+    def get(self, request):
+        self.context(request)
+        return Response(tools.tool_ids())
+
+
+class ToolListQuery(serializers.Serializer):
+    provider = serializers.CharField(max_length=256)
+    model = serializers.CharField(max_length=256)
+
+
+class ToolListView(ApiView):
+    operation_ids = {"GET": "tool.list"}
+
+    def get(self, request):
+        query = parse_query(ToolListQuery, request)
+        context = self.context(request)
+        config = effective_config(context)
+        found = tools.tools_for(config=config, model={"providerID": query["provider"], "modelID": query["model"]},
+                                context=context)
+        return Response([tool.spec() for tool in found])
+
+
+class AgentsView(ApiView):
+    operation_ids = {"GET": "app.agents"}
+
+    def get(self, request):
+        return Response(agent_list(effective_config(self.context(request))))
+
+
+class V2AgentListView(V2RequestView):
+    operation_ids = {"GET": "agent.list"}
+
+    def get(self, request):
+        context = self.context(request)
+        location = {"directory": context.directory,
+                    "project": {"id": context.project_id, "directory": context.worktree}}
+        if context.workspace_id:
+            location["workspaceID"] = context.workspace_id
+        return Response({"location": location, "data": agent_list_v2(effective_config(context))})

@@ -1,0 +1,40 @@
+"""The ripgrep binary (from the `ripgrep` wheel, installed next to the interpreter) and a runner for it."""
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+
+from sessions_app.runtime.tools.base import ToolError
+
+
+def rg_path() -> str:
+    beside = os.path.join(os.path.dirname(sys.executable), "rg")
+    if os.access(beside, os.X_OK):
+        return beside
+    found = shutil.which("rg")
+    if not found:
+        raise ToolError("ripgrep (rg) is not installed on the server")
+    return found
+
+
+async def rg(args: list[str], *, cwd: str, abort: asyncio.Event | None = None) -> tuple[int, str]:
+    process = await asyncio.create_subprocess_exec(
+        rg_path(), *args, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        start_new_session=True)
+    try:
+        stdout, _ = await process.communicate()
+    except asyncio.CancelledError:
+        if process.returncode is None:
+            process.kill()
+        raise
+    return process.returncode or 0, stdout.decode("utf-8", errors="replace")
+
+
+def mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0

@@ -1,0 +1,95 @@
+"""skill: load a SKILL.md (from .opencode/skill(s)/<name>/ or .claude/skills/<name>/ in the project)."""
+from __future__ import annotations
+
+import os
+
+from sessions_app.runtime.tools.base import Tool, ToolContext, ToolError, ToolResult, require_str, schema
+
+SKILL_DIRS = (".opencode/skill", ".opencode/skills", ".claude/skills")
+MAX_SKILL_BYTES = 256 * 1024
+
+
+def _frontmatter(text: str) -> tuple[dict, str]:
+    if not text.startswith("---"):
+        return {}, text
+    end = text.find("\n---", 3)
+    if end < 0:
+        return {}, text
+    meta = {}
+    for line in text[3:end].splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip():
+            meta[key.strip()] = value.strip().strip('"').strip("'")
+    return meta, text[end + 4:].lstrip("\n")
+
+
+def discover(context) -> dict[str, dict]:
+    """name → {name, description, location, content}; nearer directories (from `directory` up to the
+    worktree) win over farther ones."""
+    if context is None:
+        return {}
+    from agentserver import paths
+
+    found: dict[str, dict] = {}
+    top = os.path.realpath(context.boundary)
+    current = os.path.realpath(context.directory)
+    chain = []
+    while True:
+        chain.append(current)
+        if current == top or os.path.dirname(current) == current or not paths.is_within(current, top):
+            break
+        current = os.path.dirname(current)
+    for base in chain:
+        for sub in SKILL_DIRS:
+            root = os.path.join(base, sub)
+            if not os.path.isdir(root):
+                continue
+            for name in sorted(os.listdir(root)):
+                file = os.path.join(root, name, "SKILL.md")
+                real = os.path.realpath(file)
+                if name in found or not os.path.isfile(real) or not paths.is_within(real, top):
+                    continue
+                if os.path.getsize(real) > MAX_SKILL_BYTES:
+                    continue
+                with open(real, encoding="utf-8", errors="replace") as handle:
+                    meta, body = _frontmatter(handle.read())
+                skill_name = meta.get("name") or name
+                found.setdefault(skill_name, {"name": skill_name, "description": meta.get("description", ""),
+                                              "location": real, "content": body})
+    return found
+
+
+class SkillTool(Tool):
+    id = "skill"
+    parameters = schema({"name": {"type": "string", "description": (
+        "The skill identifier from available_skills (e.g., 'code-review' or 'category/helper')")}}, ["name"])
+
+    def __init__(self, context=None):
+        try:
+            self.skills = discover(context)
+        except OSError:
+            self.skills = {}
+        listing = "\n".join(
+            f"  <skill>\n    <name>{s['name']}</name>\n    <description>{s['description']}</description>\n  </skill>"
+            for s in self.skills.values())
+        if self.skills:
+            self.description = (
+                "Load a skill to get detailed instructions for a specific task. Skills provide specialized knowledge "
+                "and step-by-step guidance. Use this when a task matches an available skill's description.\n"
+                f"<available_skills>\n{listing}\n</available_skills>")
+        else:
+            self.description = ("Load a skill to get detailed instructions for a specific task. "
+                                "No skills are currently available.")
+
+    async def run(self, args: dict, ctx: ToolContext) -> ToolResult:
+        name = require_str(args, "name")
+        skills = self.skills or discover(ctx.context)
+        skill = skills.get(name)
+        if skill is None:
+            available = ", ".join(sorted(skills)) or "none"
+            raise ToolError(f'Skill "{name}" not found. Available skills: {available}')
+        await ctx.ask("skill", [name], metadata={}, always=[name])
+        base = os.path.dirname(skill["location"])
+        output = f"## Skill: {skill['name']}\n\n**Base directory**: {base}\n\n{skill['content'].strip()}"
+        return ToolResult(output=output, title=f"Loaded skill: {skill['name']}",
+                          metadata={"name": skill["name"], "dir": base})
