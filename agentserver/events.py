@@ -1,14 +1,173 @@
-"""The one way an event leaves a service. (Interface; the transport lives in agentserver/bus.py.)
+"""The one way an event leaves a service.
 
-publish(type, properties, owner_id=…, directory=…) is called from services; it fires after the
-surrounding transaction commits, is written to the durable event log, and fans out to the SSE streams
-of every worker. publish_delta() is the fast path for token deltas: not logged, published at once."""
+publish(type, properties, owner_id=…, directory=…) fires after the surrounding transaction commits (at once
+when there is none, or when called on the event loop). Every event goes through one outbox thread per
+process, which keeps publish order: it writes the durable log row (its id is the SSE `id:` and the
+Last-Event-ID for replay), relays the batch to the other workers through Redis, then hands it to this
+worker's bus on the event loop. publish_delta() is the fast path for token deltas: never logged, and
+dispatched straight from the loop when nothing published earlier is still on its way."""
 from __future__ import annotations
+
+import asyncio
+import atexit
+import json
+import logging
+import queue
+import threading
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from agentserver import bus
+from agentserver.bus import Event
+
+log = logging.getLogger(__name__)
+
+DELTA = "message.part.delta"
+_BATCH = 500
+_TRIM_EVERY = 1000
+
+
+class _Outbox:
+    def __init__(self):
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._inflight = 0  # events queued for local delivery and not yet dispatched on the loop
+        self._since_trim = 0
+
+    @property
+    def idle(self) -> bool:
+        return self._inflight == 0
+
+    def put_event(self, event: Event, *, logged: bool, local: bool = True) -> None:
+        if local:
+            with self._lock:
+                self._inflight += 1
+        self._put(("event", event, logged, local))
+
+    def put_control(self, message: dict) -> None:
+        self._put(("control", message))
+
+    def flush(self, timeout: float = 10.0) -> bool:
+        done = threading.Event()
+        self._put(("flush", done))
+        return done.wait(timeout)
+
+    def _put(self, item: tuple) -> None:
+        if self._thread is None:
+            with self._lock:
+                if self._thread is None:
+                    self._thread = threading.Thread(target=self._run, name="event-outbox", daemon=True)
+                    self._thread.start()
+                    atexit.register(self.flush, 5.0)
+        self._queue.put(item)
+
+    def _run(self) -> None:
+        while True:
+            batch = [self._queue.get()]
+            while len(batch) < _BATCH:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            try:
+                self._process(batch)
+            except Exception:
+                log.exception("event outbox failed on a batch")
+
+    def _process(self, batch: list[tuple]) -> None:
+        events = [item for item in batch if item[0] == "event"]
+        valid = []
+        for item in events:
+            try:
+                json.dumps(item[1].properties)
+                valid.append(item)
+            except (TypeError, ValueError):
+                log.error("dropping event %s: properties are not JSON", item[1].type)
+                if item[3]:
+                    self._done(1)
+        self._write_log([item[1] for item in valid if item[2]])
+        relay = bus.bridge()
+        if relay is not None:
+            if valid:
+                relay.publish({"e": [item[1].to_wire() for item in valid]})
+            for item in batch:
+                if item[0] == "control":
+                    relay.publish(item[1])
+        local = [item[1] for item in valid if item[3]]
+        if local and not bus.call_on_loop(self._deliver, local):
+            self._done(len(local))
+        for item in batch:
+            if item[0] == "flush":
+                item[1].set()
+
+    def _deliver(self, events: list[Event]) -> None:
+        try:
+            bus.BUS.dispatch(events)
+        finally:
+            self._done(len(events))
+
+    def _done(self, count: int) -> None:
+        with self._lock:
+            self._inflight -= count
+
+    def _write_log(self, events: list[Event]) -> None:
+        if not events:
+            return
+        from agentserver.models import EventLog
+
+        rows = [EventLog(owner_id=e.owner_id, type=e.type, directory=e.directory, project_id=e.project_id,
+                         workspace_id=e.workspace_id, event_id=e.id, properties=e.properties, time=e.time)
+                for e in events]
+        try:
+            EventLog.objects.bulk_create(rows)
+        except Exception:
+            # The events still go out live, without an id: a reconnecting client cannot replay them.
+            log.exception("could not write %d events to the event log", len(rows))
+            connection.close()
+            return
+        for event, row in zip(events, rows):
+            event.log_id = row.pk
+        self._since_trim += len(rows)
+        if self._since_trim >= _TRIM_EVERY and rows[-1].pk:
+            self._since_trim = 0
+            self._trim(rows[-1].pk)
+
+    def _trim(self, last_id: int) -> None:
+        from agentserver.models import EventLog
+
+        cutoff = last_id - settings.EVENT_LOG_RETENTION
+        if cutoff > 0:
+            try:
+                EventLog.objects.filter(id__lte=cutoff).delete()
+            except Exception:
+                log.exception("could not trim the event log")
+
+
+OUTBOX = _Outbox()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def publish(type: str, properties: dict, *, owner_id: int, directory: str | None = None,
             workspace_id: str | None = None, project_id: str | None = None) -> None:
-    return None  # placeholder until the bus lands
+    def emit():
+        event = Event(type=type, properties=properties, owner_id=owner_id, directory=directory,
+                      workspace_id=workspace_id, project_id=project_id)
+        OUTBOX.put_event(event, logged=type != DELTA)
+
+    if _running_loop() is not None:
+        # Async code has no ORM transaction here (and transaction.on_commit would touch the connection).
+        bus.capture_loop()
+        emit()
+    else:
+        transaction.on_commit(emit)
 
 
 def publish_context(type: str, properties: dict, context) -> None:
@@ -18,9 +177,24 @@ def publish_context(type: str, properties: dict, context) -> None:
 
 async def publish_delta(type: str, properties: dict, *, owner_id: int, directory: str | None = None,
                         workspace_id: str | None = None, project_id: str | None = None) -> None:
-    return None  # placeholder until the bus lands
+    bus.capture_loop()
+    event = Event(type=type, properties=properties, owner_id=owner_id, directory=directory,
+                  workspace_id=workspace_id, project_id=project_id)
+    if OUTBOX.idle:
+        bus.BUS.dispatch([event])
+        if bus.bridge() is not None:
+            OUTBOX.put_event(event, logged=False, local=False)
+    else:
+        OUTBOX.put_event(event, logged=False)  # behind earlier events, so the part exists before its delta
 
 
 def revoke_token(token_id: int) -> None:
-    """Close the open streams authenticated with this token."""
-    return None  # placeholder until the bus lands
+    """Close the open streams authenticated with this token, on every worker."""
+    bus.call_on_loop(bus.BUS.revoke, token_id)
+    if bus.bridge() is not None:
+        OUTBOX.put_control({"revoke": token_id})
+
+
+def flush(timeout: float = 10.0) -> bool:
+    """Wait until everything published so far is logged and relayed (management commands before exit)."""
+    return OUTBOX.flush(timeout)

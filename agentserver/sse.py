@@ -1,14 +1,165 @@
-"""SSE streams (to be written: see events.py)."""
-from django.http import HttpResponse
+"""The three SSE streams: /global/event (all of the caller's events), /event (one directory) and /api/event
+(v2 envelope, one runtime context). Plain async Django views, not DRF: DRF has no async views.
+
+Framing is opencode's: `data: <one-line JSON>\\n\\n`, no `event:` lines, server.connected first and
+server.heartbeat every SSE_HEARTBEAT_SECONDS; logged events also carry `id: <log id>` for Last-Event-ID.
+A stream never holds a DB connection: the queries before streaming close theirs."""
+from __future__ import annotations
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import connection
+from django.http import JsonResponse, StreamingHttpResponse
+
+from agentserver import bus, context as runtime
+from agentserver.bus import BUS, GLOBAL, INSTANCE, V2, Subscriber, server_event
+from agentserver.errors import ApiError, TooManyRequests, error_response
+
+REPLAY_LIMIT = 5000
+
+
+class _Unauthorized(Exception):
+    pass
+
+
+def _unauthorized(message: str) -> JsonResponse:
+    from auth_app.authentication import REALM
+
+    response = JsonResponse({"name": "UnauthorizedError", "data": {"message": message}}, status=401)
+    response["WWW-Authenticate"] = REALM
+    return response
+
+
+def _authenticate(request, shape: str):
+    """(token, runtime context or None). Runs in the request's thread; releases its DB connection."""
+    from auth_app.authentication import credentials_to_token
+
+    try:
+        try:
+            token = credentials_to_token(request.META.get("HTTP_AUTHORIZATION", ""),
+                                         request.META.get("QUERY_STRING", ""))
+        except ValueError as error:
+            raise _Unauthorized(str(error))
+        if token is None:
+            raise _Unauthorized("Authentication credentials were not provided.")
+        context = None
+        if shape != GLOBAL:
+            context = runtime.resolve(token.user, request.GET, request.headers, allow_workspace=shape == V2)
+        return token, context
+    finally:
+        connection.close()
+
+
+def _last_event_id(request) -> str | None:
+    value = request.headers.get("Last-Event-ID") or request.GET.get("lastEventId")
+    return value.strip() if value and value.strip() else None
+
+
+def _replay(subscriber: Subscriber, last_event_id: str) -> tuple[list[bus.Event], bool]:
+    """(logged events after last_event_id for this subscriber, whether the client must resync instead).
+    Unknown ids and ids older than the retained log mean a gap we cannot fill."""
+    from agentserver.models import EventLog
+
+    try:
+        logs = EventLog.objects
+        if last_event_id.isdigit():
+            after = int(last_event_id)
+        else:
+            after = logs.filter(event_id=last_event_id, owner_id=subscriber.owner_id) \
+                .values_list("id", flat=True).first()
+            if after is None:
+                return [], True
+        bounds = logs.order_by("id").values_list("id", flat=True)
+        oldest, newest = bounds.first(), bounds.last()
+        if oldest is None or after > newest or after + 1 < oldest:
+            return [], True
+        rows = logs.filter(owner_id=subscriber.owner_id, id__gt=after).order_by("id")
+        if subscriber.shape != GLOBAL:
+            rows = rows.filter(directory=subscriber.directory)
+            if subscriber.shape == V2 and subscriber.workspace_id:
+                rows = rows.filter(workspace_id=subscriber.workspace_id)
+        rows = list(rows[:REPLAY_LIMIT + 1])
+        if len(rows) > REPLAY_LIMIT:
+            return [], True
+        return [bus.Event(type=r.type, properties=r.properties, owner_id=r.owner_id, directory=r.directory,
+                          workspace_id=r.workspace_id, project_id=r.project_id, id=r.event_id, time=r.time,
+                          log_id=r.id) for r in rows], False
+    finally:
+        connection.close()
+
+
+async def _open_stream(request, shape: str):
+    loop = bus.capture_loop()
+    if request.method not in ("GET", "HEAD"):
+        response = JsonResponse({"name": "MethodNotAllowedError",
+                                 "data": {"message": f'Method "{request.method}" not allowed.'}}, status=405)
+        response["Allow"] = "GET, HEAD"
+        return response
+    try:
+        token, context = await sync_to_async(_authenticate)(request, shape)
+    except _Unauthorized as error:
+        return _unauthorized(str(error))
+    except ApiError as error:
+        return error_response(error)
+    owner_id = token.user_id
+    if BUS.count(owner_id) >= settings.SSE_MAX_STREAMS_PER_USER:
+        return error_response(TooManyRequests(
+            f"Too many open event streams (limit {settings.SSE_MAX_STREAMS_PER_USER})"))
+
+    subscriber = Subscriber(owner_id=owner_id, token_id=token.pk, shape=shape,
+                            directory=context.directory if context else None,
+                            workspace_id=context.workspace_id if context else None)
+    BUS.add(subscriber)
+    try:
+        relay = bus.bridge()
+        if relay is not None:
+            await relay.ensure_listening()
+        head = [server_event("server.connected", subscriber).frame(shape)]
+        last_event_id = _last_event_id(request)
+        if last_event_id:
+            replayed, resync = await sync_to_async(_replay)(subscriber, last_event_id)
+            if resync:
+                head.append(server_event("server.resync", subscriber).frame(shape))
+            for event in replayed:
+                head.append(event.frame(shape))
+            if replayed:
+                subscriber.replayed_up_to = replayed[-1].log_id
+        subscriber.start_heartbeat(loop, settings.SSE_HEARTBEAT_SECONDS)
+    except BaseException:
+        BUS.remove(subscriber)
+        raise
+
+    response = StreamingHttpResponse(_frames(subscriber, b"".join(head)), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache, no-transform"
+    response["X-Accel-Buffering"] = "no"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+async def _frames(subscriber: Subscriber, head: bytes):
+    try:
+        yield head
+        while True:
+            await subscriber.wake.wait()
+            subscriber.wake.clear()
+            chunk = subscriber.take()
+            if chunk:
+                yield chunk
+            if subscriber.closing:
+                return
+    finally:
+        # Also on client disconnect: Django cancels the streaming task and this runs.
+        subscriber.stop_heartbeat()
+        BUS.remove(subscriber)
 
 
 async def global_event_stream(request):
-    return HttpResponse(status=501)
+    return await _open_stream(request, GLOBAL)
 
 
 async def instance_event_stream(request):
-    return HttpResponse(status=501)
+    return await _open_stream(request, INSTANCE)
 
 
 async def v2_event_stream(request):
-    return HttpResponse(status=501)
+    return await _open_stream(request, V2)

@@ -17,6 +17,7 @@ original: list = [
     path("global/health", core_views.HealthView.as_view(), name="global.health"),
     path("global/event", core_views.global_event_stream, name="global.event"),
     path("event", core_views.instance_event_stream, name="event.subscribe"),
+    path("instance/dispose", core_views.InstanceDisposeView.as_view(), name="instance.dispose"),
     path("doc", core_views.OpenApiView.as_view(), name="doc"),
 ]
 v2: list = [

@@ -6,6 +6,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from agentserver.api import ApiView
+from agentserver.instance import instance_dispose
 from agentserver.sse import global_event_stream, instance_event_stream, v2_event_stream  # noqa: F401
 
 
@@ -35,3 +37,10 @@ def not_found(request, exception=None):
 
 def server_error(request):
     return JsonResponse({"name": "UnknownError", "data": {"message": "Unexpected server error"}}, status=500)
+
+
+class InstanceDisposeView(ApiView):
+    operation_ids = {"POST": "instance.dispose"}
+
+    def post(self, request):
+        return Response(instance_dispose(context=self.context(request)))

@@ -1,0 +1,344 @@
+"""The in-process event bus: subscribers (one per open SSE stream) with bounded buffers, fan-out on the
+server's event loop, and the Redis pub/sub bridge that carries events between workers.
+
+Everything in `Bus` runs on the event loop thread. Other threads hand events over with `deliver_threadsafe`
+(loop.call_soon_threadsafe). Frames are serialised once per event and stream shape, then shared by every
+subscriber of that shape; a subscriber's backlog goes out as one body chunk (one ASGI write)."""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import secrets
+import socket
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from agentserver import ids
+
+log = logging.getLogger(__name__)
+
+WORKER_ID = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+REDIS_CHANNEL = "agentserver.events"
+
+GLOBAL, INSTANCE, V2 = "global", "instance", "v2"
+DISPOSED = "server.instance.disposed"
+
+
+def _dumps(value) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def now_ms() -> int:
+    import time
+
+    return int(time.time() * 1000)
+
+
+@dataclass(slots=True, eq=False)
+class Event:
+    type: str
+    properties: dict
+    owner_id: int | None
+    directory: str | None = None
+    workspace_id: str | None = None
+    project_id: str | None = None
+    id: str = field(default_factory=lambda: ids.ascending("evt"))
+    time: int = field(default_factory=now_ms)
+    log_id: int | None = None
+    _frames: dict = field(default_factory=dict)
+
+    def frame(self, shape: str) -> bytes:
+        """`id: <log id>` (logged events only) + `data: <json>` in the stream's shape."""
+        cached = self._frames.get(shape)
+        if cached is None:
+            head = f"id: {self.log_id}\n" if self.log_id is not None else ""
+            cached = f"{head}data: {_dumps(self.shape(shape))}\n\n".encode()
+            self._frames[shape] = cached
+        return cached
+
+    def shape(self, shape: str) -> dict:
+        payload = {"id": self.id, "type": self.type, "properties": self.properties}
+        if shape == INSTANCE:
+            return payload
+        if shape == GLOBAL:
+            if self.owner_id is None:  # server.* stream bookkeeping: no directory or project
+                return {"payload": payload}
+            item: dict = {"directory": self.directory or "global"}
+            if self.project_id:
+                item["project"] = self.project_id
+            if self.workspace_id:
+                item["workspace"] = self.workspace_id
+            item["payload"] = payload
+            return item
+        context: dict = {"directory": self.directory} if self.directory else {}
+        if self.workspace_id:
+            context["workspaceID"] = self.workspace_id
+        return {"id": self.id, "type": self.type, "time": self.time, "context": context,
+                "payload": self.properties}
+
+    def to_wire(self) -> dict:
+        return {"i": self.id, "l": self.log_id, "t": self.type, "p": self.properties, "o": self.owner_id,
+                "d": self.directory, "w": self.workspace_id, "j": self.project_id, "m": self.time}
+
+    @classmethod
+    def from_wire(cls, data: dict) -> "Event":
+        return cls(type=data["t"], properties=data["p"], owner_id=data["o"], directory=data["d"],
+                   workspace_id=data["w"], project_id=data["j"], id=data["i"], time=data["m"], log_id=data["l"])
+
+
+def server_event(type: str, subscriber: "Subscriber") -> Event:
+    """server.connected / heartbeat / resync: not logged, no owner; v2 carries the stream's context."""
+    return Event(type=type, properties={}, owner_id=None, directory=subscriber.directory,
+                 workspace_id=subscriber.workspace_id)
+
+
+class Subscriber:
+    """One open stream: what it wants, a bounded backlog, and why it must close (if it must)."""
+
+    def __init__(self, *, owner_id: int, token_id: int | None, shape: str, directory: str | None = None,
+                 workspace_id: str | None = None, maxsize: int | None = None):
+        self.owner_id = owner_id
+        self.token_id = token_id
+        self.shape = shape
+        self.directory = directory
+        self.workspace_id = workspace_id
+        self.maxsize = maxsize or settings.SSE_QUEUE_SIZE
+        self.backlog: deque[Event] = deque()
+        self.wake = asyncio.Event()
+        self.dropped = 0
+        self.overflowed = False
+        self.heartbeat_due = False
+        self.closing: str | None = None
+        self.replayed_up_to = 0  # live events with a log id at or below this were already replayed
+        self._timer: asyncio.TimerHandle | None = None
+
+    def wants(self, event: Event) -> bool:
+        if self.shape == GLOBAL:
+            return True
+        if event.directory != self.directory:
+            return False
+        return not (self.shape == V2 and self.workspace_id and event.workspace_id != self.workspace_id)
+
+    def offer(self, event: Event) -> None:
+        if self.closing or not self.wants(event):
+            return
+        if len(self.backlog) >= self.maxsize:
+            self.dropped += 1
+            self.overflowed = True
+        else:
+            self.backlog.append(event)
+        self.wake.set()
+
+    def close(self, reason: str) -> None:
+        self.closing = self.closing or reason
+        self.wake.set()
+
+    def take(self) -> bytes:
+        """Everything pending as one chunk. Overflow ends with server.resync and closes the stream: the
+        client reconnects with Last-Event-ID and the log fills the gap, rather than silently missing events."""
+        frames = []
+        while self.backlog:
+            event = self.backlog.popleft()
+            if event.log_id is not None and event.log_id <= self.replayed_up_to:
+                continue
+            frames.append(event.frame(self.shape))
+            if self.shape == INSTANCE and event.type == DISPOSED:
+                self.backlog.clear()
+                self.closing = "disposed"
+                break
+        if self.overflowed and not self.closing:
+            frames.append(server_event("server.resync", self).frame(self.shape))
+            self.closing = "overflow"
+        if self.heartbeat_due and not self.closing:
+            frames.append(server_event("server.heartbeat", self).frame(self.shape))
+        self.heartbeat_due = False
+        return b"".join(frames)
+
+    def start_heartbeat(self, loop: asyncio.AbstractEventLoop, interval: float) -> None:
+        def tick():
+            self.heartbeat_due = True
+            self.wake.set()
+            self._timer = loop.call_later(interval, tick)
+
+        self._timer = loop.call_later(interval, tick)
+
+    def stop_heartbeat(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
+class Bus:
+    """Subscribers by owner. Loop thread only."""
+
+    def __init__(self):
+        self.by_owner: dict[int, set[Subscriber]] = {}
+
+    def add(self, subscriber: Subscriber) -> None:
+        self.by_owner.setdefault(subscriber.owner_id, set()).add(subscriber)
+
+    def remove(self, subscriber: Subscriber) -> None:
+        subs = self.by_owner.get(subscriber.owner_id)
+        if subs is not None:
+            subs.discard(subscriber)
+            if not subs:
+                del self.by_owner[subscriber.owner_id]
+
+    def count(self, owner_id: int | None = None) -> int:
+        if owner_id is None:
+            return sum(len(subs) for subs in self.by_owner.values())
+        return len(self.by_owner.get(owner_id, ()))
+
+    def dispatch(self, events: list[Event]) -> None:
+        for event in events:
+            for subscriber in tuple(self.by_owner.get(event.owner_id, ())):
+                subscriber.offer(event)
+
+    def revoke(self, token_id: int) -> None:
+        for subs in list(self.by_owner.values()):
+            for subscriber in tuple(subs):
+                if subscriber.token_id == token_id:
+                    subscriber.close("revoked")
+
+    def resync_all(self) -> None:
+        for subs in list(self.by_owner.values()):
+            for subscriber in tuple(subs):
+                subscriber.overflowed = True
+                subscriber.wake.set()
+
+
+BUS = Bus()
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_lock = threading.Lock()
+
+
+def capture_loop() -> asyncio.AbstractEventLoop:
+    """Remember the server's event loop (called on it by the first stream or async publisher)."""
+    global _loop
+    loop = asyncio.get_running_loop()
+    if _loop is not loop:
+        with _loop_lock:
+            _loop = loop
+    return loop
+
+
+def server_loop() -> asyncio.AbstractEventLoop | None:
+    loop = _loop
+    return loop if loop is not None and not loop.is_closed() else None
+
+
+def on_loop_thread() -> bool:
+    try:
+        return asyncio.get_running_loop() is _loop
+    except RuntimeError:
+        return False
+
+
+def call_on_loop(callback, *args) -> bool:
+    """Run callback(*args) on the server loop from any thread; False when there is no loop (yet)."""
+    loop = server_loop()
+    if loop is None:
+        return False
+    try:
+        loop.call_soon_threadsafe(callback, *args)
+    except RuntimeError:  # loop closed during shutdown
+        return False
+    return True
+
+
+# ---- Redis bridge -----------------------------------------------------------------------------------------
+
+class RedisBridge:
+    """Publishing (sync, from the outbox thread) and one listener task per process (on the loop).
+    A worker skips its own messages: it delivered them locally already."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self._sync_client = None
+        self._listener: asyncio.Task | None = None
+        self._ready: asyncio.Event | None = None
+
+    def publish(self, message: dict) -> None:
+        import redis
+
+        data = _dumps({"o": WORKER_ID, **message})
+        for attempt in (1, 2):
+            try:
+                if self._sync_client is None:
+                    self._sync_client = redis.Redis.from_url(self.url, socket_timeout=5)
+                self._sync_client.publish(REDIS_CHANNEL, data)
+                return
+            except redis.RedisError:
+                self._sync_client = None
+                if attempt == 2:
+                    log.exception("could not publish events to Redis")
+
+    async def ensure_listening(self, timeout: float = 5.0) -> None:
+        """Start the listener if needed and wait until Redis confirmed the subscription, so a stream that
+        replays from the log afterwards cannot miss an event published in between."""
+        if self._listener is None or self._listener.done():
+            self._ready = asyncio.Event()
+            self._listener = asyncio.get_running_loop().create_task(self._listen())
+        try:
+            await asyncio.wait_for(self._ready.wait(), timeout)
+        except asyncio.TimeoutError:
+            log.warning("Redis subscription not confirmed within %.1fs; continuing", timeout)
+
+    async def _listen(self) -> None:
+        import redis.asyncio as aioredis
+
+        failed = False
+        while True:
+            client = aioredis.from_url(self.url)
+            pubsub = client.pubsub()
+            try:
+                await pubsub.subscribe(REDIS_CHANNEL)
+                async for message in pubsub.listen():
+                    if message["type"] == "subscribe":
+                        self._ready.set()
+                        if failed:  # events may have been missed while disconnected
+                            BUS.resync_all()
+                        failed = False
+                    elif message["type"] == "message":
+                        self._receive(message["data"])
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("Redis event listener failed; reconnecting")
+                failed = True
+                await asyncio.sleep(1)
+            finally:
+                try:
+                    await pubsub.aclose()
+                    await client.aclose()
+                except Exception:
+                    pass
+
+    def _receive(self, data: bytes) -> None:
+        try:
+            message = json.loads(data)
+        except ValueError:
+            return
+        if message.get("o") == WORKER_ID:
+            return
+        if message.get("e"):
+            BUS.dispatch([Event.from_wire(item) for item in message["e"]])
+        if message.get("revoke") is not None:
+            BUS.revoke(message["revoke"])
+
+
+_bridge: RedisBridge | None = None
+
+
+def bridge() -> RedisBridge | None:
+    global _bridge
+    if not settings.REDIS_URL:
+        return None
+    if _bridge is None or _bridge.url != settings.REDIS_URL:
+        _bridge = RedisBridge(settings.REDIS_URL)
+    return _bridge

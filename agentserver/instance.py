@@ -1,0 +1,10 @@
+"""instance.dispose: opencode drops a directory's instance state; here that is the event, which also
+closes the caller's /event streams for the directory (after they receive it). Nothing else is cached
+per directory (the git lookup cache is a few seconds old at most)."""
+from agentserver import events
+from agentserver.context import RuntimeContext
+
+
+def instance_dispose(*, context: RuntimeContext) -> bool:
+    events.publish_context("server.instance.disposed", {"directory": context.directory}, context)
+    return True
