@@ -1,1 +1,42 @@
-from django.db import models  # noqa: F401
+from django.conf import settings
+from django.db import models
+
+
+def now_ms() -> int:
+    import time
+
+    return int(time.time() * 1000)
+
+
+class Pty(models.Model):
+    """A running terminal. The process itself lives in one worker's PtyManager; this row lets every worker
+    list it and find that owner (worker_channel) to route input, resize and kill through the channel layer.
+    The row is deleted when the process exits or is removed, so only live terminals are listed."""
+
+    id = models.CharField(primary_key=True, max_length=40)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ptys")
+    # The runtime context directory it was created in: lists are filtered by it, events carry it.
+    directory = models.CharField(max_length=4096)
+    project_id = models.CharField(max_length=64, default="global")
+    workspace_id = models.CharField(max_length=40, null=True, blank=True)
+    title = models.CharField(max_length=1024)
+    command = models.CharField(max_length=4096)
+    args = models.JSONField(default=list)
+    cwd = models.CharField(max_length=4096)
+    status = models.CharField(max_length=16, default="running")
+    pid = models.IntegerField(null=True, blank=True)
+    exit_code = models.IntegerField(null=True, blank=True)
+    rows = models.IntegerField(default=24)
+    cols = models.IntegerField(default=80)
+    worker_id = models.CharField(max_length=255)
+    worker_host = models.CharField(max_length=255)
+    worker_pid = models.IntegerField()
+    worker_channel = models.CharField(max_length=255)
+    time_created = models.BigIntegerField(default=now_ms)
+    time_updated = models.BigIntegerField(default=now_ms)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "directory", "time_created"])]
+
+    def __str__(self) -> str:
+        return f"{self.id} ({self.title})"

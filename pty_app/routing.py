@@ -1,1 +1,9 @@
-websocket_urlpatterns: list = []
+"""WebSocket routes (mounted in agentserver/asgi.py behind the origin check and token auth)."""
+from django.urls import path
+
+from pty_app.consumers import pty_socket
+
+websocket_urlpatterns: list = [
+    path("pty/<str:ptyID>/connect", pty_socket, name="pty.connect"),
+    path("api/pty/<str:ptyID>/connect", pty_socket, name="v2:pty.connect"),
+]

@@ -1,0 +1,205 @@
+"""The PTY WebSocket (`/pty/{id}/connect`, `/api/pty/{id}/connect`), a plain ASGI app rather than a Channels
+consumer: a consumer pays a thread hop (close_old_connections) on every frame, which is every keystroke.
+
+Protocol (the reference's): replay from `?cursor=` (0 all, -1 nothing) as text frames, then one binary
+frame 0x00 + {"cursor": total}, then live output as text frames. Every client frame, text or binary, is
+terminal input, written verbatim. When the process exits the socket is closed with 1000."""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+
+from auth_app.websocket import CLOSE_NOT_FOUND
+from pty_app import selectors
+from pty_app.buffer import skip_continuation
+from pty_app.manager import get_manager, group_name
+
+log = logging.getLogger(__name__)
+
+FRAME_CHARS = 65536
+MERGE_LIMIT = 1024 * 1024
+
+
+def _cursor(scope) -> int:
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    try:
+        return int(query.get("cursor", ["0"])[0])
+    except ValueError:
+        return 0
+
+
+def _cursor_frame(total: int) -> bytes:
+    return b"\x00" + json.dumps({"cursor": total}, separators=(",", ":")).encode()
+
+
+class QueueSubscriber:
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue = asyncio.Queue()
+
+    def push(self, item: tuple) -> None:
+        self.queue.put_nowait(item)
+
+
+async def _send_text(send, text: str) -> None:
+    for start in range(0, len(text), FRAME_CHARS):
+        await send({"type": "websocket.send", "text": text[start:start + FRAME_CHARS]})
+
+
+async def _pump(queue: asyncio.Queue, send) -> None:
+    """Queue → socket. Output already queued behind the first item goes out in the same frame."""
+    while True:
+        item = await queue.get()
+        if item[0] == "exit":
+            await send({"type": "websocket.close", "code": 1000})
+            return
+        texts, size = [item[3]], len(item[2])
+        while size < MERGE_LIMIT and not queue.empty():
+            following = queue.get_nowait()
+            if following[0] == "exit":
+                await _send_text(send, "".join(texts))
+                await send({"type": "websocket.close", "code": 1000})
+                return
+            texts.append(following[3])
+            size += len(following[2])
+        await _send_text(send, "".join(texts))
+
+
+async def _client_frames(receive, write) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "websocket.receive":
+            data = message.get("bytes")
+            if data is None:
+                data = (message.get("text") or "").encode()
+            result = write(data)
+            if result is not None:
+                await result  # remote input: awaited in turn so keystrokes keep their order
+        elif message["type"] == "websocket.disconnect":
+            return
+
+
+async def _refuse(send, code: int) -> None:
+    await send({"type": "websocket.accept"})
+    await send({"type": "websocket.close", "code": code})
+
+
+async def pty_socket(scope, receive, send) -> None:
+    message = await receive()
+    if message["type"] != "websocket.connect":
+        return
+    pty_id = scope["url_route"]["kwargs"].get("ptyID", "")
+    user = scope.get("user")
+    row = None
+    if pty_id.startswith("pty") and user is not None:
+        row = await database_sync_to_async(selectors.pty_lookup)(user=user, pty_id=pty_id)
+    if row is None:
+        return await _refuse(send, CLOSE_NOT_FOUND)
+    manager = get_manager()
+    await manager.ensure_started()
+    terminal = manager.terminals.get(pty_id)
+    if terminal is not None and not terminal.closed:
+        return await _local(terminal, _cursor(scope), receive, send)
+    if row.worker_id != manager.worker_id and manager.layer is not None:
+        return await _remote(manager, row, _cursor(scope), receive, send)
+    return await _refuse(send, CLOSE_NOT_FOUND)
+
+
+async def _local(terminal, cursor: int, receive, send) -> None:
+    subscriber = QueueSubscriber()
+    replay, total = terminal.attach(subscriber, cursor)
+    pump = None
+    try:
+        await send({"type": "websocket.accept"})
+        if replay:
+            await _send_text(send, replay.decode("utf-8", "replace"))
+        await send({"type": "websocket.send", "bytes": _cursor_frame(total)})
+        pump = asyncio.ensure_future(_pump(subscriber.queue, send))
+        await _client_frames(receive, terminal.write)
+    finally:
+        terminal.detach(subscriber)
+        if pump is not None:
+            pump.cancel()
+
+
+async def _remote(manager, row, cursor: int, receive, send) -> None:
+    """The terminal runs in another worker: output arrives through group pty.<id> (each chunk with its byte
+    offset, so what races the replay is neither lost nor doubled), input goes to the owner's channel."""
+    layer = manager.layer
+    channel = await layer.new_channel("ptyclient.")
+    group = group_name(row.id)
+    await layer.group_add(group, channel)
+    owner = row.worker_channel
+    forward = None
+    try:
+        await layer.send(owner, {"type": "pty.attach", "id": row.id, "cursor": cursor, "reply": channel})
+        early: list[dict] = []
+        replay = None
+        deadline = asyncio.get_running_loop().time() + manager_timeout()
+        while replay is None:
+            remaining = deadline - asyncio.get_running_loop().time()
+            try:
+                incoming = await asyncio.wait_for(layer.receive(channel), max(remaining, 0.01))
+            except asyncio.TimeoutError:
+                await database_sync_to_async(_forget)(row.id)
+                return await _refuse(send, CLOSE_NOT_FOUND)
+            if incoming["type"] == "pty.replay":
+                replay = incoming
+            elif incoming["type"] == "pty.gone":
+                return await _refuse(send, CLOSE_NOT_FOUND)
+            else:
+                early.append(incoming)
+        await send({"type": "websocket.accept"})
+        if replay["data"]:
+            await _send_text(send, replay["data"].decode("utf-8", "replace"))
+        await send({"type": "websocket.send", "bytes": _cursor_frame(replay["cursor"])})
+        position = [replay["cursor"]]
+
+        async def deliver(incoming: dict) -> bool:
+            if incoming["type"] == "pty.exit":
+                await send({"type": "websocket.close", "code": 1000})
+                return False
+            if incoming["type"] == "pty.output":
+                data, offset = incoming["data"], incoming["offset"]
+                end = offset + len(data)
+                if end <= position[0]:
+                    return True
+                if offset < position[0]:
+                    data = data[skip_continuation(data, position[0] - offset):]
+                position[0] = end
+                await _send_text(send, data.decode("utf-8", "replace"))
+            return True
+
+        async def relay() -> None:
+            for incoming in early:
+                if not await deliver(incoming):
+                    return
+            while await deliver(await layer.receive(channel)):
+                pass
+
+        forward = asyncio.ensure_future(relay())
+        await _client_frames(
+            receive, lambda data: layer.send(owner, {"type": "pty.input", "id": row.id, "data": data}))
+    finally:
+        if forward is not None:
+            forward.cancel()
+        try:
+            await layer.send(owner, {"type": "pty.detach", "id": row.id, "reply": channel})
+            await layer.group_discard(group, channel)
+        except Exception:  # noqa: BLE001  (the layer may be shutting down)
+            log.debug("pty %s: detach failed", row.id, exc_info=True)
+
+
+def manager_timeout() -> float:
+    from pty_app import conf
+
+    return conf.remote_timeout()
+
+
+def _forget(pty_id: str) -> None:
+    from pty_app.models import Pty
+
+    Pty.objects.filter(id=pty_id).delete()

@@ -1,0 +1,278 @@
+"""The per-worker PTY manager: owns this worker's terminals (process, reader, scrollback), outliving any
+WebSocket. Other workers reach a terminal through the channel layer: each manager listens on its own
+channel (stored in the Pty row as worker_channel) for input / resize / kill / attach, and forwards output to
+group `pty.<id>` while remote clients are attached.
+
+Sync code (DRF views, services) calls into the loop with `manager.call(coroutine)`."""
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextvars
+import logging
+import os
+import secrets
+import signal
+import socket
+import threading
+import time
+
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+
+from pty_app import conf
+from pty_app.terminal import SpawnSpec, Terminal, signal_session
+
+log = logging.getLogger(__name__)
+
+HOST = socket.gethostname()
+GROUP_PREFIX = "pty."
+_LIVENESS_SECONDS = 1.0
+
+
+def group_name(pty_id: str) -> str:
+    return f"{GROUP_PREFIX}{pty_id}"
+
+
+class SpawnFailed(Exception):
+    pass
+
+
+class PtyManager:
+    def __init__(self) -> None:
+        self.worker_id = f"{HOST}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.layer = None
+        self.channel_name: str | None = None
+        self.terminals: dict[str, Terminal] = {}
+        self.reserved: set[str] = set()  # rows written, processes not yet registered
+        self._started: asyncio.Future | None = None
+        self._tasks: set[asyncio.Task] = set()
+        self._bind_lock = threading.Lock()
+
+    # -- loop plumbing ---------------------------------------------------------------------------------
+    def _task(self, coro) -> asyncio.Task:
+        # Long-lived work gets an empty context: it must not hold on to a request's asgiref executor.
+        task = self.loop.create_task(coro, context=contextvars.Context())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def call(self, coro, timeout: float = 30):
+        """Run a coroutine on the worker loop from a sync thread and return its result."""
+        if self.loop is None:
+            with self._bind_lock:
+                if self.loop is None:
+                    async_to_sync(self._capture_loop)()
+        if self.loop is None:
+            raise RuntimeError("no event loop to run terminals on")
+        future = contextvars.Context().run(asyncio.run_coroutine_threadsafe, self._started_then(coro), self.loop)
+        return future.result(timeout)
+
+    async def _capture_loop(self) -> None:
+        self.loop = asyncio.get_running_loop()
+
+    async def _started_then(self, coro):
+        await self.ensure_started()
+        return await coro
+
+    async def ensure_started(self) -> None:
+        if self.loop is None:
+            self.loop = asyncio.get_running_loop()
+        if self._started is None:
+            self._started = self.loop.create_future()
+            try:
+                self.layer = get_channel_layer()
+                if self.layer is not None:
+                    self.channel_name = await self.layer.new_channel("ptyworker.")
+                    self._task(self._control_loop())
+                self._task(self._sweeper())
+                atexit.register(self.shutdown)
+                self._started.set_result(True)
+            except BaseException as error:
+                self._started.set_exception(error)
+                raise
+        await asyncio.shield(self._started)
+
+    def start_sync(self) -> str:
+        """Make sure the manager runs; returns its channel name (for the Pty row)."""
+        self.call(asyncio.sleep(0))
+        return self.channel_name or ""
+
+    # -- local terminals -------------------------------------------------------------------------------
+    async def spawn(self, spec: SpawnSpec) -> int:
+        terminal = Terminal(spec=spec, buffer_limit=conf.buffer_bytes(), max_pending_input=conf.max_pending_input(),
+                            on_exit=self._on_exit)
+        terminal._remote_forward = lambda item, t=terminal: self._forward(t, item)
+        try:
+            pid = terminal.start(self.loop)
+        except Exception as error:  # noqa: BLE001  (exec failures arrive as assorted OSErrors)
+            raise SpawnFailed(str(error)) from error
+        finally:
+            self.reserved.discard(spec.pty_id)
+        self.terminals[spec.pty_id] = terminal
+        return pid
+
+    def mark_ready(self, pty_id: str) -> None:
+        """The row and pty.created are committed: exit handling may now delete and announce."""
+        def _set():
+            terminal = self.terminals.get(pty_id)
+            if terminal is not None and terminal.ready is not None:
+                terminal.ready.set()
+        self.loop.call_soon_threadsafe(_set)
+
+    async def _resize(self, pty_id: str, rows: int, cols: int) -> bool:
+        terminal = self.terminals.get(pty_id)
+        if terminal is None:
+            return False
+        terminal.resize(rows, cols)
+        return True
+
+    async def _kill(self, pty_id: str) -> bool:
+        terminal = self.terminals.get(pty_id)
+        if terminal is None:
+            return False
+        terminal.terminate()
+        return True
+
+    def _on_exit(self, terminal: Terminal) -> None:
+        self._task(self._announce_exit(terminal))
+
+    async def _announce_exit(self, terminal: Terminal) -> None:
+        from pty_app import services
+
+        if terminal.ready is not None and not terminal.removed:
+            try:
+                await asyncio.wait_for(terminal.ready.wait(), 10)
+            except asyncio.TimeoutError:
+                pass
+        self.terminals.pop(terminal.id, None)
+        if terminal.remote_watchers and self.layer is not None:
+            await self._group_send(terminal.id, {"type": "pty.exit", "exitCode": terminal.exit_code})
+        try:
+            await database_sync_to_async(services.pty_exited)(
+                pty_id=terminal.id, exit_code=terminal.exit_code, announce_exit=not terminal.removed)
+        except Exception:  # noqa: BLE001  (the process is gone either way; keep the loop alive)
+            log.exception("pty %s: recording the exit failed", terminal.id)
+
+    # -- remote forwarding and control ---------------------------------------------------------------------
+    def _forward(self, terminal: Terminal, item: tuple) -> None:
+        if item[0] == "output":
+            message = {"type": "pty.output", "offset": item[1], "data": item[2]}
+            self._task(self._group_send(terminal.id, message))
+
+    async def _group_send(self, pty_id: str, message: dict) -> None:
+        try:
+            await self.layer.group_send(group_name(pty_id), message)
+        except Exception:  # noqa: BLE001
+            log.exception("pty %s: forwarding output failed", pty_id)
+
+    async def _reply(self, channel: str | None, message: dict) -> None:
+        if channel:
+            try:
+                await self.layer.send(channel, message)
+            except Exception:  # noqa: BLE001
+                log.exception("pty: reply to %s failed", channel)
+
+    async def _control_loop(self) -> None:
+        while True:
+            try:
+                message = await self.layer.receive(self.channel_name)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001  (a broken Redis connection: retry, don't die)
+                log.exception("pty control channel receive failed")
+                await asyncio.sleep(1)
+                continue
+            try:
+                await self._handle_control(message)
+            except Exception:  # noqa: BLE001
+                log.exception("pty control message failed: %s", message.get("type"))
+
+    async def _handle_control(self, message: dict) -> None:
+        kind, pty_id = message.get("type"), message.get("id", "")
+        terminal = self.terminals.get(pty_id)
+        reply = message.get("reply")
+        if kind == "pty.input":
+            if terminal is not None:
+                terminal.write(message.get("data") or b"")
+        elif kind == "pty.resize":
+            ok = await self._resize(pty_id, int(message["rows"]), int(message["cols"]))
+            await self._reply(reply, {"type": "pty.reply", "ok": ok})
+        elif kind == "pty.kill":
+            ok = await self._kill(pty_id)
+            await self._reply(reply, {"type": "pty.reply", "ok": ok})
+        elif kind == "pty.attach":
+            if terminal is None or terminal.closed:
+                await self._reply(reply, {"type": "pty.gone"})
+                return
+            terminal.remote_watchers.add(reply)
+            terminal.last_activity = time.monotonic()
+            replay = terminal.ring.since(int(message.get("cursor", 0)))
+            await self._reply(reply, {"type": "pty.replay", "data": replay, "cursor": terminal.ring.total})
+        elif kind == "pty.detach":
+            if terminal is not None:
+                terminal.remote_watchers.discard(reply)
+                terminal.last_activity = time.monotonic()
+
+    async def remote_request(self, channel: str, message: dict, timeout: float | None = None) -> dict | None:
+        """Send a control message to another worker and wait for its answer; None when nobody answers."""
+        reply = await self.layer.new_channel("ptyreply.")
+        await self.layer.send(channel, {**message, "reply": reply})
+        try:
+            return await asyncio.wait_for(self.layer.receive(reply), timeout or conf.remote_timeout())
+        except asyncio.TimeoutError:
+            return None
+
+    async def remote_send(self, channel: str, message: dict) -> None:
+        await self.layer.send(channel, message)
+
+    # -- reaping -----------------------------------------------------------------------------------------
+    async def _sweeper(self) -> None:
+        while True:
+            await asyncio.sleep(_LIVENESS_SECONDS)
+            idle = conf.idle_seconds()
+            now = time.monotonic()
+            for terminal in list(self.terminals.values()):
+                if terminal.closed or terminal._finishing:
+                    continue
+                # The leader can exit while a background job still holds the slave open: no EOF then.
+                if not terminal.leader_alive():
+                    terminal.finish()
+                elif idle > 0 and not terminal.attached() and now - terminal.last_activity > idle:
+                    log.info("pty %s: idle for %.0f s, reaping", terminal.id, idle)
+                    terminal.terminate()
+
+    def shutdown(self) -> None:
+        """atexit: the worker is going away, and so do its terminals (whole sessions) and their rows."""
+        terminals = list(self.terminals.values())
+        for terminal in terminals:
+            if terminal.proc is not None:
+                signal_session(terminal.proc.pid, signal.SIGHUP)
+        deadline = time.monotonic() + 0.5
+        while time.monotonic() < deadline and any(t.leader_alive() for t in terminals):
+            time.sleep(0.02)
+        for terminal in terminals:
+            if terminal.proc is not None:
+                signal_session(terminal.proc.pid, signal.SIGKILL)
+                terminal.leader_alive()
+        try:
+            from pty_app.models import Pty
+
+            Pty.objects.filter(worker_id=self.worker_id).delete()
+        except Exception:  # noqa: BLE001  (the database may already be unreachable at exit)
+            pass
+
+
+_manager: PtyManager | None = None
+_manager_lock = threading.Lock()
+
+
+def get_manager() -> PtyManager:
+    global _manager
+    if _manager is None:
+        with _manager_lock:
+            if _manager is None:
+                _manager = PtyManager()
+    return _manager

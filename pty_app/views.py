@@ -1,0 +1,102 @@
+"""pty.* routes: thin views over pty_app.services / pty_app.selectors. The original routes answer bare
+records; the v2 mounts wrap them in {location, data} like the reference's /api routes."""
+from rest_framework.response import Response
+
+from agentserver.api import ApiView, V2RequestView, id_param, parse
+from agentserver.errors import BadRequest
+from pty_app import selectors, services
+from pty_app.serializers import PtyCreateInput, PtyUpdateInput, V2PtyCreateInput, V2PtyUpdateInput
+from pty_app.wire import pty_wire
+
+
+def _pty_id(value: str) -> str:
+    return id_param(value, "pty", "pty")
+
+
+class PtyCollectionView(ApiView):
+    operation_ids = {"GET": "pty.list", "POST": "pty.create"}
+
+    def get(self, request):
+        context = self.context(request)
+        return Response([pty_wire(row) for row in selectors.pty_list(user=request.user, directory=context.directory)])
+
+    def post(self, request):
+        data = parse(PtyCreateInput, request.data)
+        row = services.pty_create(context=self.context(request), **data)
+        return Response(pty_wire(row))
+
+
+class PtyItemView(ApiView):
+    operation_ids = {"GET": "pty.get", "PUT": "pty.update", "DELETE": "pty.remove"}
+
+    def get(self, request, ptyID):
+        return Response(pty_wire(selectors.pty_get(user=request.user, pty_id=_pty_id(ptyID))))
+
+    def put(self, request, ptyID):
+        pty_id = _pty_id(ptyID)
+        data = parse(PtyUpdateInput, request.data)
+        return Response(pty_wire(services.pty_update(user=request.user, pty_id=pty_id, **data)))
+
+    def delete(self, request, ptyID):
+        services.pty_remove(user=request.user, pty_id=_pty_id(ptyID))
+        return Response(True)
+
+
+class PtyConnectView(ApiView):
+    """The WebSocket lives in pty_app.consumers; a plain GET gets what the reference answers."""
+
+    operation_ids = {"GET": "pty.connect"}
+
+    def get(self, request, ptyID):
+        selectors.pty_get(user=request.user, pty_id=_pty_id(ptyID))
+        raise BadRequest("This route expects a WebSocket upgrade", kind="Headers")
+
+
+def location(context) -> dict:
+    info = {
+        "directory": context.directory,
+        "project": {"id": context.project_id, "directory": context.worktree if context.vcs else context.directory},
+    }
+    if context.workspace_id:
+        info["workspaceID"] = context.workspace_id
+    return info
+
+
+class V2PtyCollectionView(V2RequestView):
+    operation_ids = {"GET": "pty.list", "POST": "pty.create"}
+
+    def get(self, request):
+        context = self.context(request)
+        rows = selectors.pty_list(user=request.user, directory=context.directory)
+        return Response({"location": location(context), "data": [pty_wire(row) for row in rows]})
+
+    def post(self, request):
+        data = dict(parse(V2PtyCreateInput, request.data))
+        shell, command = data.pop("shell", None), data.get("command")
+        if shell:
+            data["command"] = shell
+            if command:
+                data["args"] = ["-c", command, *data.get("args", [])]
+        context = self.context(request)
+        row = services.pty_create(context=context, **data)
+        return Response({"location": location(context), "data": pty_wire(row)})
+
+
+class V2PtyItemView(V2RequestView):
+    operation_ids = {"GET": "pty.get", "PATCH": "pty.update", "PUT": "pty.update", "DELETE": "pty.delete"}
+
+    def get(self, request, ptyID):
+        row = selectors.pty_get(user=request.user, pty_id=_pty_id(ptyID))
+        return Response({"location": location(self.context(request)), "data": pty_wire(row)})
+
+    def patch(self, request, ptyID):
+        pty_id = _pty_id(ptyID)
+        data = parse(V2PtyUpdateInput, request.data)
+        row = services.pty_update(user=request.user, pty_id=pty_id, **data)
+        return Response({"location": location(self.context(request)), "data": pty_wire(row)})
+
+    put = patch
+
+    def delete(self, request, ptyID):
+        services.pty_remove(user=request.user, pty_id=_pty_id(ptyID))
+        return Response(status=204)
