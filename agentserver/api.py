@@ -13,6 +13,13 @@ class ApiView(APIView):
 
     allow_workspace = False
 
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if request.method in ("POST", "PUT", "PATCH"):
+            # Parse now, so a malformed body is a 400 on every route, even one that ignores its body or
+            # would have answered 404 first.
+            request.data  # noqa: B018
+
     def context(self, request) -> runtime.RuntimeContext:
         return runtime.from_request(request, allow_workspace=self.allow_workspace)
 

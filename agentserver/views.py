@@ -4,6 +4,7 @@ from django.http import JsonResponse
 from drf_spectacular.views import SpectacularJSONAPIView
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from agentserver.api import ApiView
@@ -22,6 +23,9 @@ class HealthView(APIView):
 
 class OpenApiView(SpectacularJSONAPIView):
     operation_ids = {"GET": "doc"}
+    # spectacular serves its document to anyone by default; here it follows the API's own rules.
+    authentication_classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
+    permission_classes = api_settings.DEFAULT_PERMISSION_CLASSES
     custom_settings = {
         "POSTPROCESSING_HOOKS": [
             "drf_spectacular.hooks.postprocess_schema_enums",

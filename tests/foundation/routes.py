@@ -1,0 +1,86 @@
+"""The routes of the URL conf, as (mount, method, path, operation id, view), for the battery and /doc tests."""
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from agentserver import ids
+
+SPEC = Path("/work/shared/spec/api.md")
+ID_PREFIXES = {
+    "sessionID": "ses", "messageID": "msg", "partID": "prt", "permissionID": "per", "questionID": "que",
+    "ptyID": "pty", "workspaceID": "wrk", "accountID": "acc", "requestID": "per",
+}
+
+
+@dataclass(frozen=True)
+class Route:
+    mount: str  # "original" | "v2"
+    method: str
+    path: str  # OpenAPI style: /session/{sessionID}
+    operation_id: str
+    name: str
+    is_drf: bool
+
+    @property
+    def params(self) -> list[str]:
+        return re.findall(r"{(\w+)}", self.path)
+
+    def url(self, values: dict | None = None) -> str:
+        values = values or {}
+        return re.sub(r"{(\w+)}", lambda m: values.get(m.group(1)) or unknown_id(m.group(1)), self.path)
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path} ({self.operation_id})"
+
+
+def unknown_id(param: str) -> str:
+    if param in ID_PREFIXES:
+        return ids.ascending(ID_PREFIXES[param])
+    if param == "projectID":
+        return "0" * 40
+    return "no-such-" + param.lower()
+
+
+def _walk(patterns, prefix="", namespace=""):
+    for entry in patterns:
+        if isinstance(entry, URLResolver):
+            ns = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
+            yield from _walk(entry.url_patterns, prefix + str(entry.pattern), ns)
+        elif isinstance(entry, URLPattern):
+            yield prefix + str(entry.pattern), namespace, entry
+
+
+def _path(route: str) -> str:
+    return "/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
+
+
+def all_routes() -> list[Route]:
+    routes = []
+    for route, namespace, pattern in _walk(get_resolver().url_patterns):
+        if route.startswith("admin/") or not pattern.name:
+            continue
+        mount = "v2" if namespace.startswith("v2:") else "original"
+        view_class = getattr(pattern.callback, "cls", None) or getattr(pattern.callback, "view_class", None)
+        operation_ids = getattr(view_class, "operation_ids", None) or getattr(pattern.callback, "operation_ids", None)
+        if not operation_ids:
+            operation_ids = {"GET": pattern.name}  # plain (SSE) views answer GET only
+        for method, operation_id in operation_ids.items():
+            routes.append(Route(mount, method.upper(), _path(route), operation_id, pattern.name,
+                                is_drf=hasattr(pattern.callback, "cls")))
+    return routes
+
+
+def spec_operations() -> list[tuple[str, str, str, str]]:
+    """(mount, method, path, operation id) from the tables of api.md §4.1 and §4.2."""
+    text = SPEC.read_text()
+    out = []
+    original = text.split("### 4.1", 1)[1].split("### 4.2", 1)[0]
+    for match in re.finditer(r"^\| (GET|POST|PUT|PATCH|DELETE) \| (\S+) \| ([\w.]+) \|", original, re.M):
+        out.append(("original", match.group(1), match.group(2), match.group(3)))
+    v2 = text.split("### 4.2", 1)[1].split("## 5.", 1)[0]
+    for match in re.finditer(r"^\| ([\w.]+) \|.*\| (GET|POST|PUT|PATCH|DELETE) /api(/\S*) \|$", v2, re.M):
+        path = re.sub(r":(\w+)", r"{\1}", match.group(3))
+        out.append(("v2", match.group(2), path, match.group(1)))
+    return out
