@@ -1,0 +1,69 @@
+import time
+
+from tests.conftest import make_repo
+from tests.sessions.helpers import create_session
+
+
+def test_it_lists_most_recently_updated_first(alice):
+    first = create_session(alice, title="first")
+    second = create_session(alice, title="second")
+    time.sleep(0.005)
+    alice.patch(f"/session/{first['id']}", json={"title": "first, touched"})
+    listed = alice.get("/session", params={"directory": str(alice.repo)}).json()
+    assert [s["id"] for s in listed] == [first["id"], second["id"]]
+    updated = [s["time"]["updated"] for s in listed]
+    assert updated == sorted(updated, reverse=True)
+
+
+def test_it_filters_roots_search_start_and_limit(alice):
+    parent = create_session(alice, title="Parent alpha")
+    child = create_session(alice, parentID=parent["id"], title="child beta")
+    params = {"directory": str(alice.repo)}
+    ids = lambda r: [s["id"] for s in r.json()]  # noqa: E731
+    assert ids(alice.get("/session", params={**params, "roots": "true"})) == [parent["id"]]
+    assert ids(alice.get("/session", params={**params, "search": "BETA"})) == [child["id"]]
+    assert ids(alice.get("/session", params={**params, "limit": 1})) == [child["id"]]
+    future = child["time"]["updated"] + 60_000
+    assert ids(alice.get("/session", params={**params, "start": future})) == []
+    assert alice.get("/session", params={**params, "limit": "abc"}).status_code == 400
+    assert alice.get("/session", params={**params, "roots": "maybe"}).status_code == 400
+
+
+def test_it_caps_the_list_at_100_by_default(alice):
+    from projects_app.models import now_ms
+    from sessions_app.models import Session
+
+    template = create_session(alice)
+    now = now_ms()
+    Session.objects.bulk_create([
+        Session(id=f"ses_{n:012x}bulkbulkbulk00", owner=alice.user, project_id=template["projectID"],
+                directory=template["directory"], title=f"bulk {n}", version="x", time_created=now, time_updated=now)
+        for n in range(120)
+    ])
+    params = {"directory": str(alice.repo)}
+    assert len(alice.get("/session", params=params).json()) == 100
+    assert len(alice.get("/session", params={**params, "limit": 500}).json()) == 121
+
+
+def test_it_lists_only_the_contexts_project_and_subfolder(alice):
+    other = make_repo(alice.root / "other", {"OTHER.md": "another project\n"})
+    (alice.repo / "src").mkdir()
+    at_root = create_session(alice, title="root")
+    in_src = create_session(alice, directory=alice.repo / "src", title="src")
+    assert in_src["path"] == "src"
+    elsewhere = create_session(alice, directory=other, title="other")
+
+    from_root = [s["id"] for s in alice.get("/session", params={"directory": str(alice.repo)}).json()]
+    assert set(from_root) == {at_root["id"], in_src["id"]}
+    from_src = [s["id"] for s in alice.get("/session", params={"directory": str(alice.repo / "src")}).json()]
+    assert from_src == [in_src["id"]]
+    from_other = [s["id"] for s in alice.get("/session", params={"directory": str(other)}).json()]
+    assert from_other == [elsewhere["id"]]
+    by_path = alice.get("/session", params={"directory": str(alice.repo), "path": "src"}).json()
+    assert [s["id"] for s in by_path] == [in_src["id"]]
+
+
+def test_bob_never_sees_alices_sessions(alice, bob):
+    create_session(alice)
+    assert bob.get("/session").json() == []
+    assert bob.get("/session", params={"directory": str(alice.repo)}).status_code in (400, 403)
