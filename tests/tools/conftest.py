@@ -5,4 +5,4 @@ from tests.tools.harness import make_workspace
 
 @pytest.fixture
 def ws(transactional_db, tmp_path):
-    return make_workspace("alice", tmp_path)
+    return make_workspace("walter", tmp_path)
