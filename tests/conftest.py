@@ -15,6 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+pytest_plugins = ["tests.fakes.fixtures"]
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -1,0 +1,48 @@
+"""Where a provider's credential comes from, in order: the user's active auth account for the provider,
+the provider's env vars (the server's environment), `options.apiKey` in the effective config.
+
+A credential is `{"type": "api", "key": ...}` or `{"type": "oauth", "access": ...}`. It only ever travels to
+the provider's SDK client; nothing here is rendered into a response."""
+from __future__ import annotations
+
+import logging
+import os
+
+log = logging.getLogger(__name__)
+
+
+def account_credential(user, service_id: str) -> dict | None:
+    try:
+        from auth_app.accounts import active_credential
+    except ImportError:  # auth accounts not installed: env and config still work
+        return None
+    try:
+        credential = active_credential(user, service_id)
+    except Exception:  # a broken account row must not take the provider list down
+        log.exception("reading the auth account of %s failed", service_id)
+        return None
+    return credential if isinstance(credential, dict) and credential.get("type") in ("api", "oauth") else None
+
+
+def env_credential(env_names: list[str]) -> dict | None:
+    for name in env_names:
+        value = os.environ.get(name)
+        if value:
+            return {"type": "api", "key": value}
+    return None
+
+
+def config_credential(options: dict) -> dict | None:
+    key = options.get("apiKey") if isinstance(options, dict) else None
+    return {"type": "api", "key": key} if isinstance(key, str) and key else None
+
+
+def credential_for(user, provider: dict, options: dict) -> dict | None:
+    """The usable credential of `provider` for `user`, or None."""
+    return (account_credential(user, provider["id"])
+            or env_credential(provider.get("env") or [])
+            or config_credential(options))
+
+
+def secret_of(credential: dict) -> str:
+    return credential.get("key") if credential.get("type") == "api" else credential.get("access") or ""

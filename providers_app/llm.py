@@ -1,0 +1,70 @@
+"""The one interface the agent loop calls: `stream_chat(...)` streams a model call and yields normalized
+events (providers_app.stream). The wire protocol follows the provider's npm package: Anthropic messages for
+`@ai-sdk/anthropic`, OpenAI chat-completions for everything else.
+
+Errors: ProviderAuthError (no credential), APIError (provider said no or the connection failed). The SDKs'
+own retries are off; the runner retries what `is_retryable` allows. Cancelling the consuming task closes the
+HTTP stream."""
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from asgiref.sync import sync_to_async
+
+from providers_app import credentials, models_catalog
+from providers_app.errors import APIError, ProviderAuthError
+from providers_app.stream import StreamEvent, Usage
+
+PLACEHOLDER_KEY = "agentserver-no-key"  # keyless local endpoints; the SDKs insist on some key
+
+
+@dataclass(frozen=True)
+class PreparedCall:
+    model: models_catalog.ModelInfo
+    credential: dict
+
+
+def prepare_call(*, context, provider_id: str, model_id: str) -> PreparedCall:
+    """Resolve the model and its credential (database access: call from a thread in async code)."""
+    config = models_catalog.config_for(context)
+    info = models_catalog.resolve_model(context=context, provider_id=provider_id, model_id=model_id, config=config)
+    entry = models_catalog.provider_entries(context, config=config)[provider_id]
+    credential = credentials.credential_for(context.user, entry.record, entry.options)
+    if credential is None:
+        if not (entry.custom and entry.options.get("baseURL")):
+            env = ", ".join(entry.record.get("env") or [])
+            hint = f" or set {env} on the server" if env else ""
+            raise ProviderAuthError(provider_id, f"No API key for provider {provider_id}: add an auth account{hint}")
+        credential = {"type": "api", "key": PLACEHOLDER_KEY}
+    if not info.base_url and info.protocol == "openai":
+        raise APIError(f"Provider {provider_id} has no OpenAI-compatible endpoint; set "
+                       f"provider.{provider_id}.options.baseURL in the config", is_retryable=False)
+    return PreparedCall(model=info, credential=credential)
+
+
+def cost_of(usage: Usage, cost: dict) -> float:
+    """USD for one call; catalog prices are per million tokens."""
+    if not cost:
+        return 0.0
+    over = cost.get("context_over_200k")
+    if isinstance(over, dict) and usage.input + usage.cache_read > 200_000:
+        cost = {**cost, **over}
+    total = (usage.input * float(cost.get("input") or 0)
+             + (usage.output + usage.reasoning) * float(cost.get("output") or 0)
+             + usage.cache_read * float(cost.get("cache_read") or 0)
+             + usage.cache_write * float(cost.get("cache_write") or 0))
+    return total / 1_000_000
+
+
+async def stream_chat(*, context, provider_id: str, model_id: str, system: list[str], messages: list[dict],
+                      tools: list[dict], temperature: float | None = None, max_output: int | None = None,
+                      headers: dict | None = None) -> AsyncIterator[StreamEvent]:
+    call = await sync_to_async(prepare_call)(context=context, provider_id=provider_id, model_id=model_id)
+    if call.model.protocol == "anthropic":
+        from providers_app.wire_anthropic import stream as protocol_stream
+    else:
+        from providers_app.wire_openai import stream as protocol_stream
+    async for event in protocol_stream(call, system=system, messages=messages, tools=tools,
+                                       temperature=temperature, max_output=max_output, headers=headers or {}):
+        yield event

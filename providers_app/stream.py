@@ -1,0 +1,60 @@
+"""Normalized events of one model call, whatever the wire protocol. The runner consumes these."""
+from dataclasses import dataclass, field
+from typing import Literal
+
+FinishReason = Literal["stop", "tool-calls", "length", "content-filter", "other"]
+
+
+@dataclass
+class Usage:
+    input: int = 0
+    output: int = 0
+    reasoning: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+
+    def wire(self) -> dict:
+        """The `tokens` object of assistant messages and step-finish parts."""
+        return {"input": self.input, "output": self.output, "reasoning": self.reasoning,
+                "cache": {"read": self.cache_read, "write": self.cache_write}}
+
+
+@dataclass
+class TextDelta:
+    text: str
+
+
+@dataclass
+class ReasoningDelta:
+    text: str
+    # Anthropic thinking blocks end with a signature that must be replayed verbatim on the next call.
+    signature: str | None = None
+
+
+@dataclass
+class ToolCallStart:
+    id: str
+    name: str
+
+
+@dataclass
+class ToolCallDelta:
+    id: str
+    delta: str
+
+
+@dataclass
+class ToolCallEnd:
+    id: str
+    name: str
+    input: dict = field(default_factory=dict)
+
+
+@dataclass
+class Finish:
+    reason: FinishReason
+    usage: Usage = field(default_factory=Usage)
+    cost: float = 0.0
+
+
+StreamEvent = TextDelta | ReasoningDelta | ToolCallStart | ToolCallDelta | ToolCallEnd | Finish

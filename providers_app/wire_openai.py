@@ -1,0 +1,193 @@
+"""OpenAI chat-completions streaming (OpenAI and every OpenAI-compatible endpoint) through AsyncOpenAI."""
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+
+import openai
+
+from providers_app.errors import APIError
+from providers_app.stream import (Finish, ReasoningDelta, StreamEvent, TextDelta, ToolCallDelta, ToolCallEnd,
+                                  ToolCallStart, Usage)
+from providers_app.wire_errors import to_api_error
+
+log = logging.getLogger(__name__)
+
+FINISH_REASONS = {"stop": "stop", "tool_calls": "tool-calls", "function_call": "tool-calls", "length": "length",
+                  "content_filter": "content-filter"}
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+
+
+def _user_content(parts: list[dict]):
+    blocks = []
+    for part in parts:
+        if part.get("type") == "text":
+            blocks.append({"type": "text", "text": part.get("text", "")})
+        elif part.get("type") == "image":
+            url = f"data:{part.get('mime', 'image/png')};base64,{part.get('data', '')}"
+            blocks.append({"type": "image_url", "image_url": {"url": url}})
+    if len(blocks) == 1 and blocks[0]["type"] == "text":
+        return blocks[0]["text"]  # plain strings are what the most compatible servers accept
+    return blocks or ""
+
+
+def convert_messages(system: list[str], messages: list[dict], *, interleaved_field: str | None) -> list[dict]:
+    out: list[dict] = [{"role": "system", "content": text} for text in system if text]
+    for message in messages:
+        parts = message.get("content") or []
+        if isinstance(parts, str):
+            parts = [{"type": "text", "text": parts}]
+        results = [p for p in parts if p.get("type") == "tool_result"]
+        others = [p for p in parts if p.get("type") != "tool_result"]
+        role = message.get("role")
+        if role == "assistant":
+            item: dict = {"role": "assistant", "content": "".join(p.get("text", "") for p in others
+                                                                  if p.get("type") == "text") or None}
+            calls = [p for p in others if p.get("type") == "tool_call"]
+            if calls:
+                item["tool_calls"] = [{"id": c["id"], "type": "function", "function": {
+                    "name": c["name"], "arguments": json.dumps(c.get("input") or {})}} for c in calls]
+            reasoning = "".join(p.get("text", "") for p in others if p.get("type") == "reasoning")
+            if interleaved_field and reasoning:
+                item[interleaved_field] = reasoning
+            if item["content"] is None and not calls:
+                item["content"] = ""
+            out.append(item)
+        elif others:
+            out.append({"role": "user", "content": _user_content(others)})
+        for result in results:
+            out.append({"role": "tool", "tool_call_id": result["id"], "content": result.get("output", "")})
+    return out
+
+
+def convert_tools(tools: list[dict]) -> list[dict]:
+    return [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
+                                              "parameters": t.get("parameters") or {"type": "object",
+                                                                                   "properties": {}}}}
+            for t in tools]
+
+
+def _usage(raw) -> Usage:
+    if raw is None:
+        return Usage()
+    prompt = raw.prompt_tokens or 0
+    completion = raw.completion_tokens or 0
+    cached = getattr(raw.prompt_tokens_details, "cached_tokens", None) or 0 if raw.prompt_tokens_details else 0
+    reasoning = (getattr(raw.completion_tokens_details, "reasoning_tokens", None) or 0
+                 if raw.completion_tokens_details else 0)
+    extra = raw.model_extra or {}
+    cache_write = int(extra.get("cache_creation_input_tokens") or 0)
+    return Usage(input=max(prompt - cached - cache_write, 0), output=max(completion - reasoning, 0),
+                 reasoning=reasoning, cache_read=cached, cache_write=cache_write)
+
+
+def _reasoning_of(delta) -> str | None:
+    extra = delta.model_extra or {}
+    for name in REASONING_FIELDS:
+        value = extra.get(name)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _parse_arguments(raw: str) -> dict:
+    try:
+        value = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        log.info("tool call arguments are not JSON: %.200s", raw)
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _request(call, *, system, messages, tools, temperature, max_output) -> dict:
+    info = call.model
+    interleaved = info.model.get("interleaved")
+    field = interleaved.get("field") if isinstance(interleaved, dict) else None
+    request: dict = {
+        "model": info.api_model_id,
+        "messages": convert_messages(system, messages, interleaved_field=field),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    limit_output = info.limit.get("output") or None
+    request["max_tokens"] = max_output or limit_output or 4096
+    if tools:
+        request["tools"] = convert_tools(tools)
+        request["tool_choice"] = "auto"
+    if temperature is not None and info.model.get("temperature", True):
+        request["temperature"] = temperature
+    if isinstance(info.options.get("reasoningEffort"), str):
+        request["reasoning_effort"] = info.options["reasoningEffort"]
+    return request
+
+
+def _client(call, headers: dict) -> openai.AsyncOpenAI:
+    info = call.model
+    timeout_ms = info.options.get("timeout")
+    timeout = timeout_ms / 1000 if isinstance(timeout_ms, (int, float)) and timeout_ms > 0 else 600.0
+    secret = call.credential.get("key") or call.credential.get("access") or ""
+    return openai.AsyncOpenAI(api_key=secret, base_url=info.base_url, max_retries=0, timeout=timeout,
+                              default_headers={**info.headers, **headers})
+
+
+async def stream(call, *, system, messages, tools, temperature, max_output, headers) -> AsyncIterator[StreamEvent]:
+    calls: dict[int, dict] = {}
+    finish_reason, usage = None, None
+    client = _client(call, headers)
+    try:
+        response = await client.chat.completions.create(**_request(
+            call, system=system, messages=messages, tools=tools, temperature=temperature, max_output=max_output))
+        async with response:
+            async for chunk in response:
+                if chunk.usage is not None:
+                    usage = chunk.usage
+                for choice in chunk.choices or []:
+                    delta = choice.delta
+                    if delta is not None:
+                        reasoning = _reasoning_of(delta)
+                        if reasoning:
+                            yield ReasoningDelta(reasoning)
+                        if delta.content:
+                            yield TextDelta(delta.content)
+                        for tool in delta.tool_calls or []:
+                            for event in _tool_delta(calls, tool):
+                                yield event
+                    if choice.finish_reason:
+                        finish_reason = choice.finish_reason
+    except Exception as exc:
+        error = to_api_error(exc, openai)
+        if error is None:
+            raise
+        raise error from exc
+    finally:
+        await client.close()
+    if finish_reason is None and not calls and usage is None:
+        raise APIError("The provider closed the stream before it finished", is_retryable=True)
+    for state in calls.values():
+        yield ToolCallEnd(state["id"], state["name"], _parse_arguments(state["arguments"]))
+    reason = FINISH_REASONS.get(finish_reason or "", "other")
+    if calls and reason == "stop":
+        reason = "tool-calls"
+    normalized = _usage(usage)
+    from providers_app.llm import cost_of
+
+    yield Finish(reason, normalized, cost_of(normalized, call.model.cost))
+
+
+def _tool_delta(calls: dict[int, dict], tool) -> list[StreamEvent]:
+    events: list[StreamEvent] = []
+    index = tool.index if tool.index is not None else len(calls)
+    state = calls.get(index)
+    function = tool.function
+    if state is None:
+        state = {"id": tool.id or f"call_{index}", "name": (function.name if function else None) or "",
+                 "arguments": ""}
+        calls[index] = state
+        events.append(ToolCallStart(state["id"], state["name"]))
+    elif function is not None and function.name and not state["name"]:
+        state["name"] = function.name
+    if function is not None and function.arguments:
+        state["arguments"] += function.arguments
+        events.append(ToolCallDelta(state["id"], function.arguments))
+    return events
