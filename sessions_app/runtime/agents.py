@@ -207,3 +207,11 @@ def agent_v2(agent: dict) -> dict:
 
 def agent_list_v2(config: dict) -> list[dict]:
     return [agent_v2(a) for a in _agents(config).values()]
+
+
+def session_ruleset(config: dict, agent_name: str, session_permission) -> list[dict]:
+    """What a tool call in a session is evaluated against: the agent's rules (config rules included),
+    then the session's own rules (e.g. a prompt's `tools: {bash: false}`, a child session's denials)."""
+    from sessions_app.services.permissions import clean_rules
+
+    return agent_rules(config, agent_name) + clean_rules(session_permission)
