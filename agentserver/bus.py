@@ -199,6 +199,9 @@ class Bus:
             for subscriber in tuple(self.by_owner.get(event.owner_id, ())):
                 subscriber.offer(event)
 
+    def token_ids(self) -> set[int]:
+        return {s.token_id for subs in self.by_owner.values() for s in subs if s.token_id is not None}
+
     def revoke(self, token_id: int) -> None:
         for subs in list(self.by_owner.values()):
             for subscriber in tuple(subs):

@@ -6,16 +6,22 @@ server.heartbeat every SSE_HEARTBEAT_SECONDS; logged events also carry `id: <log
 A stream never holds a DB connection: the queries before streaming close theirs."""
 from __future__ import annotations
 
+import asyncio
+import logging
+
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
 
 from agentserver import bus, context as runtime
 from agentserver.bus import BUS, GLOBAL, INSTANCE, V2, Subscriber, server_event
 from agentserver.errors import ApiError, TooManyRequests, error_response
 
+log = logging.getLogger(__name__)
 REPLAY_LIMIT = 5000
+_token_watch: asyncio.Task | None = None
 
 
 class _Unauthorized(Exception):
@@ -125,6 +131,7 @@ async def _open_stream(request, shape: str):
             if replayed:
                 subscriber.replayed_up_to = replayed[-1].log_id
         subscriber.start_heartbeat(loop, settings.SSE_HEARTBEAT_SECONDS)
+        _ensure_token_watch(loop)
     except BaseException:
         BUS.remove(subscriber)
         raise
@@ -153,13 +160,49 @@ async def _frames(subscriber: Subscriber, head: bytes):
         BUS.remove(subscriber)
 
 
+def _live_tokens(token_ids: set[int]) -> set[int]:
+    from auth_app.models import ApiToken
+
+    try:
+        return set(ApiToken.objects.filter(id__in=token_ids, revoked__isnull=True, user__is_active=True)
+                   .values_list("id", flat=True))
+    finally:
+        connection.close()
+
+
+async def _watch_tokens() -> None:
+    """Tokens revoked where revoke_token() cannot reach this worker (another process without Redis, or
+    an edit in the database) still close their streams: one query per heartbeat interval per process."""
+    while True:
+        await asyncio.sleep(settings.SSE_HEARTBEAT_SECONDS)
+        token_ids = BUS.token_ids()
+        if not token_ids:
+            continue
+        try:
+            live = await sync_to_async(_live_tokens, thread_sensitive=False)(token_ids)
+        except Exception:
+            log.exception("could not check the tokens of open event streams")
+            continue
+        for token_id in token_ids - live:
+            BUS.revoke(token_id)
+
+
+def _ensure_token_watch(loop: asyncio.AbstractEventLoop) -> None:
+    global _token_watch
+    if _token_watch is None or _token_watch.done():
+        _token_watch = loop.create_task(_watch_tokens())
+
+
+@csrf_exempt  # token-authenticated, and GET only
 async def global_event_stream(request):
     return await _open_stream(request, GLOBAL)
 
 
+@csrf_exempt  # token-authenticated, and GET only
 async def instance_event_stream(request):
     return await _open_stream(request, INSTANCE)
 
 
+@csrf_exempt  # token-authenticated, and GET only
 async def v2_event_stream(request):
     return await _open_stream(request, V2)
