@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 
 from agentserver.errors import PayloadTooLarge, error_response
 
@@ -18,7 +19,15 @@ class BodySizeLimitMiddleware:
                 declared = 0
             if declared > limit:
                 return error_response(PayloadTooLarge(f"Request body exceeds {limit} bytes"))
-            if not declared and request.META.get("HTTP_TRANSFER_ENCODING", "").lower() == "chunked":
-                if len(request.body) > limit:
+            if not declared:
+                # A chunked body announces no length (daphne drops Transfer-Encoding): measure it.
+                try:
+                    size = len(request.body)
+                except RequestDataTooBig:
+                    size = limit + 1
+                if size > limit:
                     return error_response(PayloadTooLarge(f"Request body exceeds {limit} bytes"))
+                if size:
+                    # DRF reads nothing from a request without Content-Length: give it the measured one.
+                    request.META["CONTENT_LENGTH"] = str(size)
         return self.get_response(request)

@@ -8,6 +8,8 @@ from django.utils import timezone
 from auth_app.models import AllowedRoot, ApiToken
 
 TOKEN_PREFIX = "as_"
+# last_used is a hint for the admin, not an audit log: one write a minute per token is plenty.
+LAST_USED_RESOLUTION_SECONDS = 60
 
 
 def _digest(secret: str) -> str:
@@ -36,7 +38,15 @@ def token_lookup(secret: str) -> ApiToken | None:
     token = ApiToken.objects.select_related("user").filter(digest=_digest(secret), revoked__isnull=True).first()
     if token is None or not token.user.is_active:
         return None
+    _touch(token)
     return token
+
+
+def _touch(token: ApiToken) -> None:
+    now = timezone.now()
+    if token.last_used is None or (now - token.last_used).total_seconds() >= LAST_USED_RESOLUTION_SECONDS:
+        ApiToken.objects.filter(pk=token.pk).update(last_used=now)
+        token.last_used = now
 
 
 def token_lookup_for_user(username: str, secret: str) -> ApiToken | None:
