@@ -1,1 +1,26 @@
-from django.db import models  # noqa: F401
+from django.conf import settings
+from django.db import models
+
+
+def _now_ms() -> int:
+    import time
+
+    return int(time.time() * 1000)
+
+
+class OAuthPending(models.Model):
+    """An OAuth authorization started by `provider.oauth.authorize` and not yet completed by its callback.
+    The PKCE verifier is stored encrypted (auth_app.crypto); one pending flow per user and provider."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="oauth_pending")
+    provider_id = models.CharField(max_length=255)
+    method = models.PositiveSmallIntegerField()
+    state = models.CharField(max_length=128)
+    secret = models.TextField()
+    time_created = models.BigIntegerField(default=_now_ms)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "provider_id"], name="one_oauth_flow_per_provider")]
+
+    def __str__(self) -> str:
+        return f"{self.provider_id} (method {self.method})"

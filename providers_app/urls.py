@@ -1,3 +1,22 @@
 """Routes of providers_app: `original` at the root, `v2` under /api."""
-original: list = []
-v2: list = []
+from django.urls import path
+
+from providers_app import views
+
+original: list = [
+    path("provider", views.ProviderListView.as_view(), name="provider.list"),
+    path("provider/auth", views.ProviderAuthView.as_view(), name="provider.auth"),
+    path("provider/<str:providerID>/oauth/authorize", views.OAuthAuthorizeView.as_view(),
+         name="provider.oauth.authorize"),
+    path("provider/<str:providerID>/oauth/callback", views.OAuthCallbackView.as_view(),
+         name="provider.oauth.callback"),
+    path("config/providers", views.ConfigProvidersView.as_view(), name="config.providers"),
+]
+v2: list = [
+    path("provider", views.V2ProviderListView.as_view(), name="provider.list"),
+    path("model", views.V2ModelListView.as_view(), name="model.list"),
+    path("catalog/model", views.CatalogModelListView.as_view(), name="catalog.model.list"),
+    # Model ids may contain slashes (openrouter's "anthropic/claude-…").
+    path("catalog/model/<str:providerID>/<path:modelID>", views.CatalogModelView.as_view(),
+         name="catalog.model.get"),
+]

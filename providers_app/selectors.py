@@ -1,0 +1,57 @@
+"""Reads behind the provider routes, always for the caller's runtime context (their config, their accounts)."""
+from __future__ import annotations
+
+from agentserver.errors import NotFound
+from providers_app import catalog, models_catalog, shapes
+
+
+def provider_list(*, context) -> dict:
+    """`GET /provider`: every provider (models.dev shape), best model per provider, the connected ids."""
+    entries = models_catalog.provider_entries(context)
+    return {
+        "all": [shapes.provider_seed(entry) for entry in entries.values()],
+        "default": models_catalog.default_map(entries),
+        "connected": [provider_id for provider_id, entry in entries.items() if entry.connected],
+    }
+
+
+def _connected(context) -> dict[str, models_catalog.ProviderEntry]:
+    return {k: v for k, v in models_catalog.provider_entries(context).items() if v.connected}
+
+
+def config_providers(*, context) -> dict:
+    """`GET /config/providers`: connected providers only, in the internal shape (as 1.18 does)."""
+    entries = _connected(context)
+    return {"providers": [shapes.provider_internal(entry) for entry in entries.values()],
+            "default": models_catalog.default_map(entries)}
+
+
+def provider_list_v2(*, context) -> list[dict]:
+    return [shapes.provider_v2(entry) for entry in _connected(context).values()]
+
+
+def model_list_v2(*, context) -> list[dict]:
+    return [shapes.model_v2(entry, model) for entry in _connected(context).values()
+            for model in entry.record.get("models", {}).values()]
+
+
+def catalog_model_list() -> list[dict]:
+    return [shapes.catalog_model(provider_id, model) for provider_id, provider in catalog.catalog().items()
+            for model in provider["models"].values()]
+
+
+def catalog_model_get(*, provider_id: str, model_id: str) -> dict:
+    provider = catalog.catalog().get(provider_id)
+    model = provider["models"].get(model_id) if provider else None
+    if model is None:
+        raise NotFound(f"Model not found: {provider_id}/{model_id}")
+    return shapes.catalog_model(provider_id, model)
+
+
+def location(context) -> dict:
+    """The `location` of v2 request-kind responses."""
+    info = {"directory": context.directory,
+            "project": {"id": context.project_id, "directory": context.worktree if context.vcs else context.directory}}
+    if context.workspace_id:
+        info["workspaceID"] = context.workspace_id
+    return info

@@ -1,0 +1,95 @@
+"""Thin views of the provider routes: parse, call one selector or service, render."""
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from agentserver.api import ApiView, V2RequestView, parse
+from agentserver.errors import BadRequest
+from providers_app import oauth, selectors
+
+MAX_ID = 255
+
+
+def provider_id_param(value: str) -> str:
+    if not value or len(value) > MAX_ID:
+        raise BadRequest(f"Invalid provider id: {value!r}", kind="Params")
+    return value
+
+
+class ProviderListView(ApiView):
+    operation_ids = {"GET": "provider.list"}
+
+    def get(self, request):
+        return Response(selectors.provider_list(context=self.context(request)))
+
+
+class ConfigProvidersView(ApiView):
+    operation_ids = {"GET": "config.providers"}
+
+    def get(self, request):
+        return Response(selectors.config_providers(context=self.context(request)))
+
+
+class ProviderAuthView(ApiView):
+    operation_ids = {"GET": "provider.auth"}
+
+    def get(self, request):
+        return Response(oauth.auth_methods())
+
+
+class AuthorizeInput(serializers.Serializer):
+    method = serializers.IntegerField(min_value=0)
+    inputs = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False)
+
+
+class CallbackInput(serializers.Serializer):
+    method = serializers.IntegerField(min_value=0)
+    code = serializers.CharField(required=False, allow_blank=True, max_length=8192)
+
+
+class OAuthAuthorizeView(ApiView):
+    operation_ids = {"POST": "provider.oauth.authorize"}
+
+    def post(self, request, providerID: str):
+        data = parse(AuthorizeInput, request.data)
+        return Response(oauth.oauth_authorize(user=request.user, provider_id=provider_id_param(providerID),
+                                              method=data["method"]))
+
+
+class OAuthCallbackView(ApiView):
+    operation_ids = {"POST": "provider.oauth.callback"}
+
+    def post(self, request, providerID: str):
+        data = parse(CallbackInput, request.data)
+        return Response(oauth.oauth_callback(user=request.user, provider_id=provider_id_param(providerID),
+                                             method=data["method"], code=data.get("code")))
+
+
+class V2ProviderListView(V2RequestView):
+    operation_ids = {"GET": "provider.list"}
+
+    def get(self, request):
+        context = self.context(request)
+        return Response({"location": selectors.location(context),
+                         "data": selectors.provider_list_v2(context=context)})
+
+
+class V2ModelListView(V2RequestView):
+    operation_ids = {"GET": "model.list"}
+
+    def get(self, request):
+        context = self.context(request)
+        return Response({"location": selectors.location(context), "data": selectors.model_list_v2(context=context)})
+
+
+class CatalogModelListView(ApiView):
+    operation_ids = {"GET": "catalog.model.list"}
+
+    def get(self, request):
+        return Response(selectors.catalog_model_list())
+
+
+class CatalogModelView(ApiView):
+    operation_ids = {"GET": "catalog.model.get"}
+
+    def get(self, request, providerID: str, modelID: str):
+        return Response(selectors.catalog_model_get(provider_id=provider_id_param(providerID), model_id=modelID))
