@@ -111,3 +111,55 @@ def cleanup_ptys(alice):
     yield
     for pty in alice.get("/pty").json():
         alice.delete(f"/pty/{pty['id']}")
+
+
+class EventLog:
+    """Reads the caller's /global/event stream in a thread and keeps the payloads."""
+
+    def __init__(self, persona):
+        import threading
+
+        import httpx
+
+        self.payloads: list[dict] = []
+        self._client = httpx.Client(base_url=persona.base_url, timeout=httpx.Timeout(5, read=None),
+                                    headers={"Authorization": f"Bearer {persona.token}"})
+        self._connected = threading.Event()
+        self._stop = False
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        assert self._connected.wait(10), "event stream did not open"
+
+    def _run(self):
+        try:
+            with self._client.stream("GET", "/global/event") as response:
+                for line in response.iter_lines():
+                    if self._stop:
+                        return
+                    if line.startswith("data: "):
+                        payload = json.loads(line[6:]).get("payload", {})
+                        if payload.get("type") == "server.connected":
+                            self._connected.set()
+                        self.payloads.append(payload)
+        except Exception:  # noqa: BLE001  (closed at teardown)
+            pass
+
+    def of(self, pty_id: str) -> list[tuple[str, dict]]:
+        out = []
+        for payload in list(self.payloads):
+            props = payload.get("properties", {})
+            if payload.get("type", "").startswith("pty.") and (props.get("id") == pty_id
+                                                              or props.get("info", {}).get("id") == pty_id):
+                out.append((payload["type"], props))
+        return out
+
+    def close(self):
+        self._stop = True
+        self._client.close()
+
+
+@pytest.fixture
+def alice_events(alice):
+    log = EventLog(alice)
+    yield log
+    log.close()
