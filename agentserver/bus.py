@@ -23,7 +23,6 @@ from agentserver import ids
 log = logging.getLogger(__name__)
 
 WORKER_ID = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
-REDIS_CHANNEL = "agentserver.events"
 
 GLOBAL, INSTANCE, V2 = "global", "instance", "v2"
 DISPOSED = "server.instance.disposed"
@@ -256,12 +255,26 @@ def call_on_loop(callback, *args) -> bool:
 
 # ---- Redis bridge -----------------------------------------------------------------------------------------
 
+def redis_channel(url: str) -> str:
+    """Pub/sub ignores Redis database numbers, and owner ids are only unique within one database: the
+    channel names both, so two deployments (or test runs) sharing a Redis never see each other's events."""
+    import hashlib
+    from urllib.parse import urlparse
+
+    from django.db import connections
+
+    db = connections["default"].settings_dict
+    identity = f"{db.get('ENGINE')}|{db.get('HOST')}|{db.get('PORT')}|{db.get('NAME')}|{urlparse(url).path}"
+    return "agentserver.events." + hashlib.sha256(identity.encode()).hexdigest()[:16]
+
+
 class RedisBridge:
     """Publishing (sync, from the outbox thread) and one listener task per process (on the loop).
     A worker skips its own messages: it delivered them locally already."""
 
     def __init__(self, url: str):
         self.url = url
+        self.channel = redis_channel(url)
         self._sync_client = None
         self._listener: asyncio.Task | None = None
         self._ready: asyncio.Event | None = None
@@ -274,7 +287,7 @@ class RedisBridge:
             try:
                 if self._sync_client is None:
                     self._sync_client = redis.Redis.from_url(self.url, socket_timeout=5)
-                self._sync_client.publish(REDIS_CHANNEL, data)
+                self._sync_client.publish(self.channel, data)
                 return
             except redis.RedisError:
                 self._sync_client = None
@@ -300,7 +313,7 @@ class RedisBridge:
             client = aioredis.from_url(self.url)
             pubsub = client.pubsub()
             try:
-                await pubsub.subscribe(REDIS_CHANNEL)
+                await pubsub.subscribe(self.channel)
                 async for message in pubsub.listen():
                     if message["type"] == "subscribe":
                         self._ready.set()
