@@ -91,7 +91,13 @@ def default_directory(user) -> str:
 def context_for_directory(user, directory: str, *, workspace_id: str | None = None) -> RuntimeContext:
     from auth_app.tokens import roots_of
 
-    real = paths.confine(directory, roots_of(user))
+    bases = roots_of(user)
+    if workspace_id:
+        # A worktree the server created may live under DATA_DIR, outside the user's roots.
+        from projects_app.workspaces import server_workspace_directories
+
+        bases = bases + server_workspace_directories(user, workspace_id)
+    real = paths.confine(directory, bases)
     if not os.path.isdir(real):
         raise BadRequest(f"Directory does not exist: {directory}", kind="Query")
     worktree, project_id, vcs = git_info(real)

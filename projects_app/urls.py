@@ -19,3 +19,14 @@ v2: list = [
     path("vcs", environment_views.V2VcsView.as_view(), name="vcs.get"),
     path("config", config_views.V2ConfigView.as_view(), name="config.get"),
 ]
+
+# workspace.* (admin helper): the fixed paths before the <workspaceID> pattern.
+from projects_app import api_workspaces  # noqa: E402
+
+v2 += [
+    path("workspace", api_workspaces.WorkspaceListView.as_view(), name="workspace.list"),
+    path("workspace/status", api_workspaces.WorkspaceStatusView.as_view(), name="workspace.status"),
+    path("workspace/sync", api_workspaces.WorkspaceSyncView.as_view(), name="workspace.sync"),
+    path("workspace/warp", api_workspaces.WorkspaceWarpView.as_view(), name="workspace.warp"),
+    path("workspace/<str:workspaceID>", api_workspaces.WorkspaceItemView.as_view(), name="workspace.get"),
+]

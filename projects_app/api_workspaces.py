@@ -1,0 +1,116 @@
+"""v2 workspace.* routes (server kind: no runtime context). Meanings of status/sync/warp: projects_app/workspaces.py."""
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from agentserver.api import ApiView, IdField, id_param, parse, parse_query
+from projects_app import workspaces
+from sessions_app.wire import session_wire
+
+
+class StrictCharField(serializers.CharField):
+    """A JSON string, not a number DRF would quietly turn into one."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class WorkspaceCreateInput(serializers.Serializer):
+    type = StrictCharField(max_length=32)
+    projectID = StrictCharField(max_length=128, required=False)
+    name = StrictCharField(max_length=255, required=False)
+    directory = StrictCharField(max_length=4096, required=False)
+    metadata = serializers.DictField(required=False)
+    branch = StrictCharField(max_length=255, required=False)
+
+
+class WorkspaceUpdateInput(serializers.Serializer):
+    name = StrictCharField(max_length=255, required=False)
+    metadata = serializers.DictField(required=False)
+    archived = StrictBooleanField(required=False)
+
+
+class WorkspaceListQuery(serializers.Serializer):
+    projectID = serializers.CharField(max_length=128, required=False)
+
+
+class WorkspaceDeleteQuery(serializers.Serializer):
+    removeFiles = serializers.BooleanField(required=False, default=False)
+
+
+class WorkspaceWarpInput(serializers.Serializer):
+    sessionID = IdField("ses")
+    workspaceID = IdField("wrk", required=False, allow_null=True)
+    copyChanges = StrictBooleanField()
+
+
+class WorkspaceListView(ApiView):
+    operation_ids = {"GET": "workspace.list", "POST": "workspace.create"}
+
+    def get(self, request):
+        query = parse_query(WorkspaceListQuery, request)
+        rows = workspaces.workspace_list(user=request.user, project_id=query.get("projectID"))
+        return Response([workspaces.workspace_wire(w) for w in rows])
+
+    def post(self, request):
+        data = parse(WorkspaceCreateInput, request.data)
+        workspace = workspaces.workspace_create(
+            user=request.user, type=data["type"], project_id=data.get("projectID"), name=data.get("name"),
+            directory=data.get("directory"), metadata=data.get("metadata"), branch=data.get("branch"),
+        )
+        return Response(workspaces.workspace_wire(workspace))
+
+
+class WorkspaceItemView(ApiView):
+    operation_ids = {"GET": "workspace.get", "PATCH": "workspace.update", "DELETE": "workspace.delete"}
+
+    def get(self, request, workspaceID: str):
+        workspace = workspaces.workspace_get(user=request.user,
+                                             workspace_id=id_param(workspaceID, "wrk", "workspace"))
+        return Response(workspaces.workspace_wire(workspace))
+
+    def patch(self, request, workspaceID: str):
+        workspace_id = id_param(workspaceID, "wrk", "workspace")
+        data = parse(WorkspaceUpdateInput, request.data)
+        workspace = workspaces.workspace_update(user=request.user, workspace_id=workspace_id, name=data.get("name"),
+                                                metadata=data.get("metadata"), archived=data.get("archived"))
+        return Response(workspaces.workspace_wire(workspace))
+
+    def delete(self, request, workspaceID: str):
+        workspace_id = id_param(workspaceID, "wrk", "workspace")
+        query = parse_query(WorkspaceDeleteQuery, request)
+        return Response(workspaces.workspace_delete(user=request.user, workspace_id=workspace_id,
+                                                    remove_files=query["removeFiles"]))
+
+
+class WorkspaceStatusView(ApiView):
+    operation_ids = {"GET": "workspace.status"}
+
+    def get(self, request):
+        return Response(workspaces.workspace_status(user=request.user))
+
+
+class WorkspaceSyncView(ApiView):
+    operation_ids = {"POST": "workspace.sync"}
+
+    def post(self, request):
+        return Response(workspaces.workspace_sync(user=request.user))
+
+
+class WorkspaceWarpView(ApiView):
+    operation_ids = {"POST": "workspace.warp"}
+
+    def post(self, request):
+        data = parse(WorkspaceWarpInput, request.data)
+        session, copied = workspaces.workspace_warp(user=request.user, session_id=data["sessionID"],
+                                                    workspace_id=data.get("workspaceID"),
+                                                    copy_changes=data["copyChanges"])
+        return Response({"session": session_wire(session), "copied": copied})

@@ -1,0 +1,394 @@
+"""Workspaces (v2 workspace.*): directories registered for work, or git worktrees the server creates.
+
+Meanings we give to the operations the spec leaves open (api.md §4.2 item 12):
+- workspace.status: one entry per workspace of the caller: {workspaceID, status} as opencode 1.18 reports it
+  ("connected" when the directory exists, "disconnected" when it vanished, "error" when git cannot read it),
+  plus the facts a client can act on: directory, exists, branch, dirty (changed + untracked file count),
+  ahead/behind (against the branch's upstream, or else the branch checked out in the project's main worktree).
+- workspace.sync: reconcile registrations with the disk: registrations whose directory vanished are removed
+  (their sessions detached), `git worktree prune` runs in each project repository, branches are refreshed, and
+  git worktrees of the caller's projects that lie inside the caller's roots but are not registered yet are
+  registered (type "worktree", as 1.18's sync-list registers what its adapters find).
+- workspace.warp: re-pins a session to the workspace's directory (or, without workspaceID, back to the project's
+  main worktree), keeping its sub-path, updates its workspaceID / projectID, publishes session.updated; with
+  copyChanges the source's `git diff HEAD` and untracked files are applied to the target first (the source is
+  left as it was); if they do not apply nothing moves.
+- workspace.delete removes the registration only. `removeFiles=true` also removes the files, and is accepted
+  only for worktrees the server created (`createdByServer`); the response says what was removed."""
+from __future__ import annotations
+
+import os
+import re
+import secrets
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import QuerySet
+
+from agentserver import events, ids, paths
+from agentserver.context import GLOBAL_PROJECT, git_info
+from agentserver.errors import BadRequest, NotFound
+from auth_app.tokens import roots_of
+from projects_app import workspace_git as git
+from projects_app.models import Project, Workspace, now_ms
+
+REGISTER_TYPES = ("directory", "local")
+WORKTREE_TYPES = ("worktree",)
+
+
+class WorkspaceCreateError(BadRequest):
+    name = "WorkspaceCreateError"
+
+
+class WorkspaceWarpError(BadRequest):
+    name = "WorkspaceWarpError"
+
+
+# ---- wire ----------------------------------------------------------------------------------------------
+
+def workspace_wire(workspace: Workspace) -> dict:
+    """1.18's Workspace {id, type, name, branch, directory, extra, projectID, timeUsed} plus our metadata,
+    archived, createdByServer and time."""
+    return {
+        "id": workspace.id,
+        "type": workspace.type,
+        "name": workspace.name,
+        "branch": workspace.branch,
+        "directory": workspace.directory,
+        "extra": workspace.metadata or None,
+        "projectID": workspace.project.project_id if workspace.project_id else GLOBAL_PROJECT,
+        "timeUsed": workspace.time_updated,
+        "metadata": workspace.metadata,
+        "archived": workspace.archived,
+        "createdByServer": workspace.created_by_server,
+        "time": {"created": workspace.time_created, "updated": workspace.time_updated},
+    }
+
+
+def _publish(workspace: Workspace, type_: str) -> None:
+    events.publish(type_, {"workspaceID": workspace.id, "info": workspace_wire(workspace)},
+                   owner_id=workspace.owner_id, directory=workspace.directory, workspace_id=workspace.id,
+                   project_id=workspace.project.project_id if workspace.project_id else None)
+
+
+# ---- selectors -----------------------------------------------------------------------------------------
+
+def workspace_list(*, user, project_id: str | None = None) -> QuerySet:
+    rows = Workspace.objects.filter(owner=user).select_related("project")
+    if project_id:
+        rows = rows.filter(project__project_id=project_id)
+    return rows.order_by("time_created", "id")
+
+
+def workspace_get(*, user, workspace_id: str) -> Workspace:
+    workspace = Workspace.objects.select_related("project").filter(owner=user, id=workspace_id).first()
+    if workspace is None:
+        raise NotFound(f"Workspace not found: {workspace_id}")
+    return workspace
+
+
+def server_workspace_directories(user, workspace_id: str | None) -> list[str]:
+    """Server-created worktrees may live outside the user's roots (under DATA_DIR); the context admits them."""
+    if not workspace_id:
+        return []
+    return list(Workspace.objects.filter(owner=user, id=workspace_id, created_by_server=True)
+                .values_list("directory", flat=True))
+
+
+# ---- create --------------------------------------------------------------------------------------------
+
+def _project_for(user, directory: str) -> Project:
+    worktree, project_id, vcs = git_info(directory)
+    project, _ = Project.objects.get_or_create(
+        owner=user, project_id=project_id, defaults={"worktree": worktree if vcs else "/", "vcs": vcs})
+    return project
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:60] or f"wt-{secrets.token_hex(3)}"
+
+
+def _worktree_location(user, project: Project, slug: str) -> str:
+    """Beside the repository (<parent>/.worktrees/<repo>/<slug>) when that is inside the user's roots,
+    else under DATA_DIR/worktrees/<user id>/<project id>/<slug>."""
+    parent = os.path.dirname(project.worktree)
+    roots = roots_of(user)
+    if parent and paths.within_any(parent, roots):
+        base = os.path.join(parent, ".worktrees", os.path.basename(project.worktree))
+    else:
+        base = os.path.join(str(settings.DATA_DIR), "worktrees", str(user.pk), project.project_id[:16])
+    target = os.path.join(base, slug)
+    suffix = 1
+    while os.path.lexists(target):
+        suffix += 1
+        target = os.path.join(base, f"{slug}-{suffix}")
+    return target
+
+
+def _source_project(user, project_id: str | None, directory: str | None) -> Project:
+    if directory:
+        real = paths.confine(directory, roots_of(user))
+        if not os.path.isdir(real):
+            raise BadRequest(f"Directory does not exist: {directory}")
+        project = _project_for(user, real)
+        if project_id and project.project_id != project_id:
+            raise BadRequest(f"Directory {directory} does not belong to project {project_id}")
+        return project
+    if not project_id:
+        raise BadRequest("A worktree workspace needs projectID or directory",
+                         issues=[{"path": ["projectID"], "message": "required"}])
+    project = Project.objects.filter(owner=user, project_id=project_id).first()
+    if project is None:
+        raise NotFound(f"Project not found: {project_id}")
+    return project
+
+
+def workspace_create(*, user, type: str, project_id: str | None = None, name: str | None = None,
+                     directory: str | None = None, metadata: dict | None = None,
+                     branch: str | None = None) -> Workspace:
+    """Register an existing directory (type "directory"/"local") or create a git worktree (type "worktree")
+    on a new branch (`branch`, default workspace/<name>)."""
+    if type in REGISTER_TYPES:
+        if not directory:
+            if not project_id:
+                raise BadRequest("directory is required", issues=[{"path": ["directory"], "message": "required"}])
+            project = _source_project(user, project_id, None)
+            if not project.vcs:
+                raise BadRequest(f"Project {project_id} has no directory of its own; pass directory")
+            directory = project.worktree
+        real = paths.confine(directory, roots_of(user))
+        if not os.path.isdir(real):
+            raise BadRequest(f"Directory does not exist: {directory}")
+        project = _project_for(user, real)
+        if project_id and project.project_id != project_id:
+            raise BadRequest(f"Directory {directory} does not belong to project {project_id}")
+        workspace = Workspace(
+            id=ids.ascending("wrk"), owner=user, project=project, type=type, name=name or os.path.basename(real),
+            directory=real, branch=git.current_branch(real) if project.vcs else None, metadata=metadata or {},
+        )
+        with transaction.atomic():
+            workspace.save(force_insert=True)
+        _publish(workspace, "workspace.created")
+        return workspace
+    if type not in WORKTREE_TYPES:
+        raise WorkspaceCreateError(
+            f"Unknown workspace type {type!r}: use one of {', '.join(REGISTER_TYPES + WORKTREE_TYPES)}")
+
+    project = _source_project(user, project_id, directory)
+    if project.vcs != "git" or not os.path.isdir(project.worktree):
+        raise WorkspaceCreateError(f"Project {project.project_id} is not a git repository on this server")
+    repo = paths.confine(project.worktree, roots_of(user))
+    slug = _slug(name or f"wt-{secrets.token_hex(3)}")
+    branch = branch or f"workspace/{slug}"
+    if not git.valid_branch_name(repo, branch):
+        raise BadRequest(f"Invalid branch name: {branch}", issues=[{"path": ["branch"], "message": "invalid"}])
+    if git.branch_exists(repo, branch):
+        raise WorkspaceCreateError(f"Branch already exists: {branch}")
+    target = _worktree_location(user, project, slug)
+    try:
+        git.worktree_add(repo, target, branch)
+    except git.GitFailed as error:
+        raise WorkspaceCreateError(str(error)) from error
+    workspace = Workspace(
+        id=ids.ascending("wrk"), owner=user, project=project, type=type, name=name or slug,
+        directory=os.path.realpath(target), branch=branch, metadata=metadata or {}, created_by_server=True,
+    )
+    try:
+        with transaction.atomic():
+            workspace.save(force_insert=True)
+    except Exception:
+        git.worktree_remove(repo, target)
+        raise
+    _publish(workspace, "workspace.created")
+    return workspace
+
+
+# ---- update / delete -----------------------------------------------------------------------------------
+
+def workspace_update(*, user, workspace_id: str, name: str | None = None, metadata: dict | None = None,
+                     archived: bool | None = None) -> Workspace:
+    with transaction.atomic():
+        workspace = workspace_get(user=user, workspace_id=workspace_id)
+        if name is not None:
+            workspace.name = name
+        if metadata is not None:
+            workspace.metadata = metadata
+        if archived is not None:
+            workspace.archived = archived
+        workspace.time_updated = now_ms()
+        workspace.save()
+    _publish(workspace, "workspace.updated")
+    return workspace
+
+
+def _detach_sessions(user, workspace_id: str) -> int:
+    from sessions_app.models import Session
+
+    detached = 0
+    for session in Session.objects.filter(owner=user, workspace_id=workspace_id):
+        session_pin(session=session, directory=session.directory, workspace_id=None,
+                    project_id=session.project_id, path=session.path)
+        detached += 1
+    return detached
+
+
+def workspace_delete(*, user, workspace_id: str, remove_files: bool = False) -> dict:
+    """Remove the registration; with remove_files, also the worktree the server created (never other files).
+    Returns the workspace's wire shape plus {"removed": {"registration", "files", "sessionsDetached"}}."""
+    workspace = workspace_get(user=user, workspace_id=workspace_id)
+    if remove_files and not workspace.created_by_server:
+        raise BadRequest("removeFiles is only allowed for worktrees the server created; "
+                         "this workspace registers a directory of yours", kind="Query")
+    body = workspace_wire(workspace)
+    files_removed = False
+    if remove_files and os.path.isdir(workspace.directory):
+        repo = workspace.project.worktree if workspace.project_id else workspace.directory
+        git.worktree_remove(repo, workspace.directory)
+        files_removed = not os.path.exists(workspace.directory)
+    with transaction.atomic():
+        Workspace.objects.filter(pk=workspace.pk).delete()
+    detached = _detach_sessions(user, workspace_id)
+    events.publish("workspace.removed", {"workspaceID": workspace_id, "info": body}, owner_id=user.pk,
+                   directory=body["directory"], workspace_id=workspace_id)
+    body["removed"] = {"registration": True, "files": files_removed, "sessionsDetached": detached}
+    return body
+
+
+# ---- status / sync -------------------------------------------------------------------------------------
+
+def _comparison_base(workspace: Workspace) -> str | None:
+    base = git.upstream(workspace.directory)
+    if base:
+        return base
+    if workspace.project_id and workspace.project.worktree != workspace.directory \
+            and os.path.isdir(workspace.project.worktree):
+        return git.head_commit(workspace.project.worktree)
+    return None
+
+
+def workspace_status_of(workspace: Workspace) -> dict:
+    entry = {"workspaceID": workspace.id, "id": workspace.id, "directory": workspace.directory,
+             "exists": os.path.isdir(workspace.directory), "branch": None, "dirty": None,
+             "ahead": None, "behind": None}
+    if not entry["exists"]:
+        return {**entry, "status": "disconnected"}
+    if not git.toplevel(workspace.directory):
+        return {**entry, "status": "connected"}
+    try:
+        entry["branch"] = git.current_branch(workspace.directory)
+        entry["dirty"] = git.dirty_count(workspace.directory)
+        base = _comparison_base(workspace)
+        counts = git.ahead_behind(workspace.directory, base) if base else None
+        if counts:
+            entry["ahead"], entry["behind"] = counts
+    except git.GitFailed:
+        return {**entry, "status": "error"}
+    return {**entry, "status": "connected"}
+
+
+def workspace_status(*, user) -> list[dict]:
+    return [workspace_status_of(workspace) for workspace in workspace_list(user=user)]
+
+
+def workspace_sync(*, user) -> dict:
+    """Prune vanished registrations, prune git worktrees, refresh branches, register unregistered worktrees.
+    Returns {"pruned": [ids], "registered": [wire], "workspaces": [wire]}."""
+    pruned: list[str] = []
+    for workspace in list(workspace_list(user=user)):
+        if os.path.isdir(workspace.directory):
+            branch = git.current_branch(workspace.directory)
+            if branch != workspace.branch:
+                Workspace.objects.filter(pk=workspace.pk).update(branch=branch, time_updated=now_ms())
+            continue
+        with transaction.atomic():
+            Workspace.objects.filter(pk=workspace.pk).delete()
+        _detach_sessions(user, workspace.id)
+        events.publish("workspace.removed", {"workspaceID": workspace.id, "info": workspace_wire(workspace)},
+                       owner_id=user.pk, workspace_id=workspace.id)
+        pruned.append(workspace.id)
+
+    registered: list[Workspace] = []
+    roots = roots_of(user)
+    known = set(Workspace.objects.filter(owner=user).values_list("directory", flat=True))
+    for project in Project.objects.filter(owner=user, vcs="git"):
+        if not os.path.isdir(project.worktree) or not paths.within_any(project.worktree, roots):
+            continue
+        git.worktree_prune(project.worktree)
+        for path in git.worktree_paths(project.worktree)[1:]:
+            if path in known or not os.path.isdir(path) or not paths.within_any(path, roots):
+                continue
+            workspace = Workspace(id=ids.ascending("wrk"), owner=user, project=project, type="worktree",
+                                  name=os.path.basename(path), directory=path, branch=git.current_branch(path))
+            with transaction.atomic():
+                workspace.save(force_insert=True)
+            _publish(workspace, "workspace.created")
+            known.add(path)
+            registered.append(workspace)
+    return {
+        "pruned": pruned,
+        "registered": [workspace_wire(w) for w in registered],
+        "workspaces": [workspace_wire(w) for w in workspace_list(user=user)],
+    }
+
+
+# ---- warp ----------------------------------------------------------------------------------------------
+
+def session_pin(*, session, directory: str, workspace_id: str | None, project_id: str, path: str):
+    """Re-pin a session (sessions_app.models.Session) to another directory / workspace and publish
+    session.updated. The one place outside sessions_app that writes those columns."""
+    from sessions_app.models import Session
+    from sessions_app.wire import session_event
+
+    with transaction.atomic():
+        Session.objects.filter(pk=session.pk).update(directory=directory, workspace_id=workspace_id,
+                                                     project_id=project_id, path=path, time_updated=now_ms())
+    session.refresh_from_db()
+    events.publish("session.updated", session_event(session), owner_id=session.owner_id,
+                   directory=session.directory, workspace_id=session.workspace_id, project_id=session.project_id)
+    return session
+
+
+def _target_directory(user, session, workspace: Workspace | None) -> tuple[str, str | None]:
+    """(directory, workspace id) a warp moves the session to, keeping its sub-path when it exists there."""
+    if workspace is not None:
+        top = workspace.directory
+    else:
+        project = Project.objects.filter(owner=user, project_id=session.project_id).first()
+        if project is None or not project.vcs or not os.path.isdir(project.worktree):
+            raise WorkspaceWarpError("The session's project has no main directory to return to")
+        top = project.worktree
+    candidate = os.path.join(top, session.path) if session.path else top
+    directory = candidate if os.path.isdir(candidate) else top
+    if not os.path.isdir(directory):
+        raise WorkspaceWarpError(f"Target directory does not exist: {directory}")
+    return os.path.realpath(directory), workspace.id if workspace else None
+
+
+def workspace_warp(*, user, session_id: str, workspace_id: str | None, copy_changes: bool):
+    """Move a session into a workspace (or, with no workspace id, out of it to the project's main worktree)."""
+    from sessions_app.selectors import session_get
+
+    session = session_get(user=user, session_id=session_id)
+    workspace = workspace_get(user=user, workspace_id=workspace_id) if workspace_id else None
+    if workspace is None and not session.workspace_id:
+        raise WorkspaceWarpError("The session is not in a workspace; pass workspaceID to move it into one")
+    directory, new_workspace_id = _target_directory(user, session, workspace)
+    bases = roots_of(user) + ([workspace.directory] if workspace and workspace.created_by_server else [])
+    paths.confine(directory, bases)
+    worktree, project_id, vcs = git_info(directory)
+    copied = None
+    if copy_changes:
+        source_top = git.toplevel(session.directory) if os.path.isdir(session.directory) else None
+        if not source_top or not vcs:
+            raise WorkspaceWarpError("copyChanges needs git repositories on both sides")
+        if source_top != worktree:
+            try:
+                copied = git.copy_uncommitted(source_top, worktree)
+            except git.GitFailed as error:
+                raise WorkspaceWarpError(f"Uncommitted changes do not apply to the target: {error}") from error
+    rel = os.path.relpath(directory, worktree) if vcs else ""
+    session = session_pin(session=session, directory=directory, workspace_id=new_workspace_id,
+                          project_id=project_id, path="" if rel == "." else rel)
+    if workspace is not None:
+        Workspace.objects.filter(pk=workspace.pk).update(time_updated=now_ms())
+    return session, copied
