@@ -85,7 +85,7 @@ def session_statuses(*, user) -> dict[str, dict]:
 
 @dataclass
 class MessagePage:
-    items: list[tuple[Message, list[Part]]]
+    items: list[tuple[Message, list[dict]]]
     next_cursor: str | None
 
 
@@ -109,11 +109,14 @@ def decode_cursor(value: str) -> str:
     return message_id
 
 
-def _with_parts(messages: list[Message]) -> list[tuple[Message, list[Part]]]:
-    by_message: dict[str, list[Part]] = {m.id: [] for m in messages}
+def _with_parts(messages: list[Message]) -> list[tuple[Message, list[dict]]]:
+    """Attach each message's parts (their wire dicts, in id order) with one query; values_list skips model
+    instantiation, which is most of the cost on a long session."""
+    by_message: dict[str, list[dict]] = {m.id: [] for m in messages}
     if messages:
-        for part in Part.objects.filter(message_id__in=list(by_message)).order_by("message_id", "id"):
-            by_message[part.message_id].append(part)
+        rows = Part.objects.filter(message_id__in=list(by_message)).order_by("message_id", "id")
+        for message_id, data in rows.values_list("message_id", "data"):
+            by_message[message_id].append(data)
     return [(m, by_message[m.id]) for m in messages]
 
 
@@ -151,7 +154,7 @@ def message_get(*, session: Session, message_id: str) -> tuple[Message, list[Par
     return message, list(Part.objects.filter(message=message).order_by("id"))
 
 
-def session_context_messages(*, session: Session) -> list[tuple[Message, list[Part]]]:
+def session_context_messages(*, session: Session) -> list[tuple[Message, list[dict]]]:
     """The messages after the last compaction boundary: a completed assistant summary, or a user message
     holding a compaction part. With none, all of them."""
     boundary = None

@@ -62,8 +62,9 @@ def part_wire(part: Part) -> dict:
     return part.data
 
 
-def message_wire(message: Message, parts: Iterable[Part]) -> dict:
-    return {"info": message.info, "parts": [part.data for part in parts]}
+def message_wire(message: Message, parts: Iterable[Part | dict]) -> dict:
+    """`parts` may be Part rows or their wire dicts (what the list selectors return)."""
+    return {"info": message.info, "parts": [p if isinstance(p, dict) else p.data for p in parts]}
 
 
 def todo_wire(todo: Todo) -> dict:
