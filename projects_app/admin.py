@@ -1,0 +1,31 @@
+"""Back office for projects, workspaces and per-user config."""
+from django.contrib import admin
+
+from projects_app.models import Project, UserConfig, Workspace
+
+
+@admin.register(Project)
+class ProjectAdmin(admin.ModelAdmin):
+    list_display = ("project_id", "owner", "name", "worktree", "vcs", "time_updated")
+    list_filter = ("vcs",)
+    search_fields = ("project_id", "owner__username", "name", "worktree")
+    readonly_fields = ("time_created", "time_updated", "time_initialized")
+
+
+@admin.register(Workspace)
+class WorkspaceAdmin(admin.ModelAdmin):
+    list_display = ("id", "owner", "type", "name", "directory", "branch", "created_by_server", "archived")
+    list_filter = ("type", "archived", "created_by_server")
+    search_fields = ("id", "owner__username", "name", "directory", "branch")
+    # Directory and type are facts on disk: changing them here would not move anything, so they stay read-only.
+    readonly_fields = ("id", "owner", "project", "type", "directory", "branch", "created_by_server",
+                      "time_created", "time_updated")
+
+    def has_add_permission(self, request):
+        return False  # created through the API, which confines the directory and makes the worktree
+
+
+@admin.register(UserConfig)
+class UserConfigAdmin(admin.ModelAdmin):
+    list_display = ("user",)
+    search_fields = ("user__username",)
