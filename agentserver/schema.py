@@ -11,8 +11,13 @@ V2_PREFIX = "v2:"
 
 class OperationIdAutoSchema(AutoSchema):
     def get_operation_id(self):
-        operation_id = (getattr(self.view, "operation_ids", None) or {}).get(self.method.upper())
+        operation_ids = getattr(self.view, "operation_ids", None) or {}
+        operation_id = operation_ids.get(self.method.upper())
         if operation_id:
+            first_method = next(m for m, op in operation_ids.items() if op == operation_id)
+            if first_method.upper() != self.method.upper():
+                # A second method mounted for one operation (PUT beside PATCH) is an alias: keep ids unique.
+                operation_id = f"{operation_id}.{self.method.lower()}"
             # Both mounts share operation ids; the v2 one is prefixed (as its URL name is) to stay unique.
             return f"{V2_PREFIX}{operation_id}" if self.path.startswith("/api/") else operation_id
         return super().get_operation_id()

@@ -24,8 +24,16 @@ def _secret_key() -> str:
     # A fresh machine gets a random key that survives restarts, so sessions and signed values stay valid.
     key_file = DATA_DIR / "secret_key"
     if not key_file.exists():
-        key_file.write_text(secrets.token_urlsafe(50))
-        key_file.chmod(0o600)
+        # Workers starting together must agree on one key: write aside, then link (atomic, first one wins).
+        draft = DATA_DIR / f"secret_key.{os.getpid()}"
+        draft.write_text(secrets.token_urlsafe(50))
+        draft.chmod(0o600)
+        try:
+            os.link(draft, key_file)
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
     return key_file.read_text().strip()
 
 

@@ -75,6 +75,6 @@ class JsonOnlySessionAuthentication(authentication.SessionAuthentication):
         super().enforce_csrf(request)
         if request.method not in ("GET", "HEAD", "OPTIONS", "TRACE"):
             content_type = request.META.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
-            body_present = int(request.META.get("CONTENT_LENGTH") or 0) > 0
+            body_present = request.META.get("CONTENT_LENGTH") not in (None, "", "0")
             if body_present and content_type != "application/json":
                 raise exceptions.PermissionDenied("Cookie-authenticated requests must send application/json")
