@@ -161,7 +161,40 @@ def project_layer(context) -> dict:
 
     data = (Project.objects.filter(owner=context.user, project_id=context.project_id)
             .values_list("config", flat=True).first())
-    return data if isinstance(data, dict) else {}
+    return reveal_secrets(data) if isinstance(data, dict) else {}
+
+
+ENCRYPTED = "$encrypted"
+
+
+def seal_secrets(value):
+    """Secret-looking string values (apiKey, token, …) are stored encrypted (design §7)."""
+    from auth_app.crypto import encrypt_json
+
+    if isinstance(value, dict):
+        return {
+            key: ({ENCRYPTED: encrypt_json({"value": item})} if is_secret_key(str(key)) and isinstance(item, str)
+                  else seal_secrets(item))
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [seal_secrets(item) for item in value]
+    return value
+
+
+def reveal_secrets(value):
+    from auth_app.crypto import CredentialDecryptError, decrypt_json
+
+    if isinstance(value, dict):
+        if set(value) == {ENCRYPTED} and isinstance(value[ENCRYPTED], str):
+            try:
+                return decrypt_json(value[ENCRYPTED]).get("value")
+            except CredentialDecryptError:
+                return None  # written under a key that was dropped: as if unset
+        return {key: reveal_secrets(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [reveal_secrets(item) for item in value]
+    return value
 
 
 def effective_config(context) -> dict:
@@ -219,6 +252,6 @@ def config_update(*, context, patch) -> dict:
     with transaction.atomic():
         project = context.project()
         project = Project.objects.select_for_update().get(pk=project.pk)
-        project.config = merge_patch(project.config if isinstance(project.config, dict) else {}, patch)
+        project.config = merge_patch(project.config if isinstance(project.config, dict) else {}, seal_secrets(patch))
         project.save(update_fields=["config"])
     return effective_config(context)

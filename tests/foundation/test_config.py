@@ -107,3 +107,16 @@ def test_a_symlinked_config_file_leading_outside_is_ignored(alice, tmp_path):
 def test_a_broken_config_file_does_not_break_the_route(alice):
     (alice.repo / "opencode.json").write_text("{ not json")
     assert alice.get("/config", params={"directory": str(alice.repo)}).status_code == 200
+
+
+def test_secrets_written_by_patch_are_encrypted_at_rest_and_still_used(alice):
+    from projects_app.config import effective_config
+    from agentserver.context import context_for_directory
+    from projects_app.models import Project
+
+    directory = {"directory": str(alice.repo)}
+    alice.patch("/config", params=directory, json={"provider": {"p": {"options": {"apiKey": "sk-at-rest"}}}})
+    project = Project.objects.get(owner=alice.user, project_id=alice.get("/project/current", params=directory).json()["id"])
+    assert "sk-at-rest" not in json.dumps(project.config)
+    context = context_for_directory(alice.user, str(alice.repo))
+    assert effective_config(context)["provider"]["p"]["options"]["apiKey"] == "sk-at-rest"
