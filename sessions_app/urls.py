@@ -62,3 +62,24 @@ v2 += [
     path("question/<str:questionID>/reject", pv.V2QuestionRejectView.as_view(), name="question.reject"),
 ]
 # ---- end TOOLS helper section ---------------------------------------------------------------------
+
+# ---- (2a) prompting, abort, v2 prompt/wait — RUNNER helper -----------------------------------------
+from django.core.signals import request_started  # noqa: E402
+
+from sessions_app.api import prompt_views as rv  # noqa: E402
+from sessions_app.runtime import runner as _runner  # noqa: E402
+
+# daphne has no lifespan: the first requests start the runner machinery (loop capture, lease janitor).
+request_started.connect(_runner.on_request_started, dispatch_uid="sessions_app.runner.start")
+
+original = [p for p in original if p.name != "session.messages"] + [
+    path("session/<str:sessionID>/message", combine(o.SessionMessagesView, rv.PromptView).as_view(),
+         name="session.messages"),
+    path("session/<str:sessionID>/prompt_async", rv.PromptAsyncView.as_view(), name="session.prompt_async"),
+    path("session/<str:sessionID>/abort", rv.AbortView.as_view(), name="session.abort"),
+]
+v2 += [
+    path("session/<str:sessionID>/prompt", rv.V2PromptView.as_view(), name="session.prompt"),
+    path("session/<str:sessionID>/wait", rv.V2WaitView.as_view(), name="session.wait"),
+]
+# ---- end RUNNER helper section -------------------------------------------------------------------

@@ -41,7 +41,7 @@ class SessionCollectionView(ApiView):
         session = session_services.session_create(
             context=self.context(request), parent_id=body.get("parentID"), title=body.get("title"),
             agent=body.get("agent"), model=body.get("model"), permission=body.get("permission"),
-            metadata=body.get("metadata"),
+            metadata=body.get("metadata"), share_base_url=request_base_url(request),
         )
         return Response(session_wire(session))
 

@@ -3,6 +3,10 @@ from rest_framework import serializers
 
 from agentserver.api import IdField
 
+# Bounds keep huge numbers out of 64-bit database columns (an overflow would be a 500).
+MAX_MS = 2**53
+MAX_LIMIT = 10**9
+
 
 class StrictCharField(serializers.CharField):
     """A string, never a number coerced into one (`{"title": 5}` is a 400, as in opencode)."""
@@ -58,7 +62,7 @@ class V2SessionCreateBody(SessionCreateBody):
 
 
 class ArchivedTime(serializers.Serializer):
-    archived = serializers.IntegerField(required=False, allow_null=True, min_value=0)
+    archived = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_MS)
 
 
 class SessionUpdateBody(serializers.Serializer):
@@ -70,15 +74,15 @@ class SessionUpdateBody(serializers.Serializer):
 
 class V2SessionUpdateBody(serializers.Serializer):
     title = StrictCharField(required=False, max_length=1024)
-    archived = serializers.IntegerField(required=False, allow_null=True, min_value=0)
+    archived = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_MS)
     permission = PermissionRuleSerializer(many=True, required=False)
 
 
 class SessionListQuery(serializers.Serializer):
     roots = serializers.BooleanField(required=False, default=False)
-    start = serializers.IntegerField(required=False, min_value=0)
+    start = serializers.IntegerField(required=False, min_value=0, max_value=MAX_MS)
     search = serializers.CharField(required=False, allow_blank=True, max_length=1024)
-    limit = serializers.IntegerField(required=False, min_value=0)
+    limit = serializers.IntegerField(required=False, min_value=0, max_value=MAX_LIMIT)
     path = serializers.CharField(required=False, allow_blank=True, max_length=4096)
     directory = serializers.CharField(required=False, allow_blank=True)
     workspace = serializers.CharField(required=False, allow_blank=True)
@@ -93,14 +97,14 @@ class V2SessionListQuery(SessionListQuery):
 
 
 class MessageListQuery(serializers.Serializer):
-    limit = serializers.IntegerField(required=False, min_value=0)
+    limit = serializers.IntegerField(required=False, min_value=0, max_value=MAX_LIMIT)
     before = serializers.CharField(required=False, allow_blank=True, max_length=1024)
     directory = serializers.CharField(required=False, allow_blank=True)
     workspace = serializers.CharField(required=False, allow_blank=True)
 
 
 class V2MessageListQuery(serializers.Serializer):
-    limit = serializers.IntegerField(required=False, min_value=0)
+    limit = serializers.IntegerField(required=False, min_value=0, max_value=MAX_LIMIT)
     order = serializers.ChoiceField(choices=["asc", "desc"], required=False)
     cursor = serializers.CharField(required=False, allow_blank=True, max_length=1024)
 

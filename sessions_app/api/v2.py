@@ -13,7 +13,7 @@ from agentserver.context import context_for_directory
 from agentserver.errors import BadRequest
 from sessions_app import selectors
 from sessions_app.api import serializers as s
-from sessions_app.api.original import session_from_path
+from sessions_app.api.original import request_base_url, session_from_path
 from sessions_app.services import sessions as session_services
 from sessions_app.wire import message_wire, session_wire, todo_wire
 
@@ -83,6 +83,7 @@ class V2SessionCollectionView(V2RequestView):
         session = session_services.session_create(
             context=context, parent_id=body.get("parentID"), title=body.get("title"), agent=body.get("agent"),
             model=body.get("model"), permission=body.get("permission"), metadata=body.get("metadata"),
+            share_base_url=request_base_url(request),
         )
         return Response({"data": v2_session(session)})
 

@@ -42,7 +42,9 @@ def default_title(*, child: bool, at: int) -> str:
 
 def session_create(*, context: RuntimeContext, parent_id: str | None = None, title: str | None = None,
                    agent: str | None = None, model: dict | None = None, permission: list | None = None,
-                   metadata: dict | None = None) -> Session:
+                   metadata: dict | None = None, share_base_url: str | None = None) -> Session:
+    """A new session pinned to `context`. With config `share: "auto"` a root session is shared at once
+    (as opencode does); `share_base_url` is the request's base for the share URL."""
     now = now_ms()
     session = Session(
         id=ids.descending("ses"), owner=context.user, project_id=context.project_id, directory=context.directory,
@@ -56,6 +58,11 @@ def session_create(*, context: RuntimeContext, parent_id: str | None = None, tit
     payload = session_event(session)
     publish_for(session, "session.created", payload)
     publish_for(session, "session.updated", payload)
+    if not parent_id:
+        from sessions_app.services import sharing
+
+        if sharing.share_config(session, context) == "auto":
+            session = sharing.session_share(session=session, base_url=share_base_url, context=context)
     return session
 
 

@@ -20,13 +20,15 @@ log = logging.getLogger(__name__)
 REDACTED = "[REDACTED]"
 
 
-def _share_config(session: Session) -> str | None:
-    """The `share` key of the session's effective config; unreadable config never blocks sharing."""
+def share_config(session: Session, context=None) -> str | None:
+    """The `share` key of the session's effective config ("manual" | "auto" | "disabled"); unreadable config
+    never blocks sharing."""
     try:
         from agentserver.context import context_for_directory
         from projects_app.config import effective_config
 
-        context = context_for_directory(session.owner, session.directory, workspace_id=session.workspace_id)
+        if context is None:
+            context = context_for_directory(session.owner, session.directory, workspace_id=session.workspace_id)
         value = effective_config(context).get("share")
     except Exception:  # noqa: BLE001 — a moved directory or broken config file must not break unshare/share
         log.warning("could not read config for session %s", session.id, exc_info=True)
@@ -38,8 +40,8 @@ def share_base_url(request_base: str | None) -> str:
     return (settings.PUBLIC_URL or request_base or "").rstrip("/")
 
 
-def session_share(*, session: Session, base_url: str | None) -> Session:
-    if _share_config(session) == "disabled":
+def session_share(*, session: Session, base_url: str | None, context=None) -> Session:
+    if share_config(session, context) == "disabled":
         raise Forbidden('Sharing is disabled by config ("share": "disabled")')
     if not Share.objects.filter(session=session).exists():
         slug = secrets.token_urlsafe(18)

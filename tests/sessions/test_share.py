@@ -81,3 +81,11 @@ def test_bob_cannot_share_or_unshare_alices_session(alice, bob, anon):
     url = alice.post(f"/session/{session['id']}/share").json()["share"]["url"]
     assert bob.delete(f"/session/{session['id']}/share").status_code == 404
     assert anon.get(url).status_code == 200
+
+
+def test_config_share_auto_shares_new_root_sessions(alice, anon):
+    (alice.repo / "opencode.json").write_text('{"share": "auto"}')
+    session = create_session(alice)
+    assert anon.get(session["share"]["url"]).status_code == 200
+    child = create_session(alice, parentID=session["id"])
+    assert "share" not in child

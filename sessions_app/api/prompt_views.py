@@ -1,0 +1,150 @@
+"""Prompt routes: session.prompt (POST /session/{id}/message), session.prompt_async, session.abort,
+session.shell, and the v2 session.prompt / session.wait. Thin: parse, call services/prompting, render.
+
+The views are ordinary (threaded) DRF views; the runner lives on the server loop and is reached through
+runtime.runner.call(), so a sync prompt blocks only its own request thread while it waits."""
+from __future__ import annotations
+
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from agentserver.api import ApiView, IdField, id_param, parse
+from agentserver.errors import BadRequest
+from sessions_app import selectors
+from sessions_app.services import prompting
+from sessions_app.wire import message_wire
+
+PART_FIELDS = {
+    "text": {"text": str},
+    "file": {"mime": str, "url": str},
+    "agent": {"name": str},
+    "subtask": {"prompt": str, "description": str, "agent": str},
+}
+OPTIONAL_STR = ("filename", "id")
+
+
+class ModelRef(serializers.Serializer):
+    providerID = serializers.CharField()
+    modelID = serializers.CharField()
+
+
+class PromptBody(serializers.Serializer):
+    messageID = IdField("msg", required=False)
+    model = ModelRef(required=False)
+    agent = serializers.CharField(required=False)
+    noReply = serializers.BooleanField(required=False)
+    system = serializers.CharField(required=False, allow_blank=True)
+    tools = serializers.DictField(child=serializers.BooleanField(), required=False)
+    format = serializers.DictField(required=False)
+    variant = serializers.CharField(required=False)
+    parts = serializers.ListField(child=serializers.DictField())
+
+    def validate_parts(self, parts):
+        for index, part in enumerate(parts):
+            kind = part.get("type")
+            if kind not in PART_FIELDS:
+                raise serializers.ValidationError(f"parts[{index}].type must be one of {sorted(PART_FIELDS)}")
+            for name, expected in PART_FIELDS[kind].items():
+                if not isinstance(part.get(name), expected):
+                    raise serializers.ValidationError(f"parts[{index}].{name} is required (string)")
+            for name in OPTIONAL_STR:
+                if name in part and not isinstance(part[name], str):
+                    raise serializers.ValidationError(f"parts[{index}].{name} must be a string")
+            if "id" in part and not part["id"].startswith("prt"):
+                raise serializers.ValidationError(f"parts[{index}].id must start with 'prt'")
+        return parts
+
+
+class ShellBody(serializers.Serializer):
+    agent = serializers.CharField()
+    command = serializers.CharField()
+    model = ModelRef(required=False)
+
+
+class V2PromptBody(serializers.Serializer):
+    prompt = PromptBody()
+    delivery = serializers.ChoiceField(choices=["immediate", "deferred"], required=False, default="immediate")
+
+
+def _session(request, session_id: str):
+    return selectors.session_get(user=request.user, session_id=id_param(session_id, "ses", "session"))
+
+
+def _prompt_input(data) -> dict:
+    body = parse(PromptBody, data)
+    return {**body, "model": dict(body["model"]) if body.get("model") else None,
+            "parts": [dict(p) for p in body["parts"]]}
+
+
+def _answer_wire(result) -> dict:
+    message, parts = result
+    if parts and isinstance(parts[0], dict):
+        return prompting.user_message_wire(message, parts)
+    return message_wire(message, parts)
+
+
+class PromptView(ApiView):
+    operation_ids = {"POST": "session.prompt"}
+
+    def post(self, request, sessionID: str):
+        session = _session(request, sessionID)
+        body = _prompt_input(request.data)
+        result = prompting.prompt(session=session, body=body)
+        if body.get("noReply"):
+            return Response(prompting.user_message_wire(*result))
+        return Response(_answer_wire(result))
+
+
+class PromptAsyncView(ApiView):
+    operation_ids = {"POST": "session.prompt_async"}
+
+    def post(self, request, sessionID: str):
+        session = _session(request, sessionID)
+        prompting.prompt_async(session=session, body=_prompt_input(request.data))
+        return Response(status=204)
+
+
+class AbortView(ApiView):
+    operation_ids = {"POST": "session.abort"}
+
+    def post(self, request, sessionID: str):
+        return Response(prompting.session_abort(session=_session(request, sessionID)))
+
+
+class ShellView(ApiView):
+    operation_ids = {"POST": "session.shell"}
+
+    def post(self, request, sessionID: str):
+        from sessions_app.services.shell import session_shell
+
+        session = _session(request, sessionID)
+        body = parse(ShellBody, request.data)
+        model = dict(body["model"]) if body.get("model") else None
+        return Response(_answer_wire(session_shell(session=session, agent=body["agent"], command=body["command"],
+                                                   model=model)))
+
+
+class V2PromptView(ApiView):
+    operation_ids = {"POST": "session.prompt"}
+
+    def post(self, request, sessionID: str):
+        session = _session(request, sessionID)
+        if not isinstance(request.data, dict) or not isinstance(request.data.get("prompt"), dict):
+            raise BadRequest("Missing key prompt", kind="Body", issues=[{"path": ["prompt"], "message": "required"}])
+        body = parse(V2PromptBody, request.data)
+        prompt = {**_prompt_input(request.data["prompt"])}
+        message, parts = prompting.prompt_v2(session=session, prompt_body=prompt, delivery=body["delivery"])
+        return Response({"data": prompting.user_message_wire(message, parts)})
+
+
+class V2WaitView(ApiView):
+    operation_ids = {"POST": "session.wait"}
+
+    def post(self, request, sessionID: str):
+        from sessions_app.api.v2 import v2_session
+
+        session = _session(request, sessionID)
+        last = prompting.session_wait(session=session)
+        session.refresh_from_db()
+        return Response({"data": {"session": v2_session(session),
+                                  "message": message_wire(*last) if last else None}})

@@ -1,0 +1,79 @@
+"""Session title from the first prompt (reference §5.2 "Title generation"): root sessions whose title is
+still the default, when exactly one real user message exists; the hidden `title` agent on the small model."""
+from __future__ import annotations
+
+import logging
+import re
+
+from asgiref.sync import sync_to_async
+
+from sessions_app.models import Message, Part, Session
+
+log = logging.getLogger(__name__)
+DEFAULT_TITLE = re.compile(r"^(New session|Child session) - \d{4}-\d\d-\d\dT")
+THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
+
+
+def clean_title(text: str) -> str:
+    text = THINK.sub("", text)
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line if len(line) <= 100 else line[:97] + "..."
+
+
+def _wanted(session_id: str) -> tuple[Session, str] | None:
+    session = Session.objects.filter(id=session_id).first()
+    if session is None or session.parent_id or not DEFAULT_TITLE.match(session.title or ""):
+        return None
+    users = list(Message.objects.filter(session=session, role="user").order_by("id")[:2])
+    if len(users) != 1:
+        return None
+    texts = [p.data.get("text") or "" for p in Part.objects.filter(message=users[0], type="text")
+             if not p.data.get("synthetic")]
+    first = "\n".join(t for t in texts if t).strip()
+    return (session, first) if first else None
+
+
+def _small_model(context, config: dict, fallback: tuple[str, str]) -> tuple[str, str]:
+    from providers_app import models_catalog
+
+    ref = models_catalog.parse_model_ref(config.get("small_model") or "")
+    if ref:
+        return ref
+    try:
+        return models_catalog.small_model(context=context)
+    except Exception:
+        return fallback
+
+
+def _set_title(session_id: str, title: str) -> None:
+    from sessions_app.services.sessions import session_set
+
+    session = Session.objects.filter(id=session_id).first()
+    if session is not None and DEFAULT_TITLE.match(session.title or ""):
+        session_set(session=session, title=title)
+
+
+async def generate_title(*, session_id: str, context, config: dict, model: tuple[str, str]) -> None:
+    from providers_app.llm import stream_chat
+    from providers_app.stream import TextDelta
+    from sessions_app.runtime.agents import TITLE_PROMPT
+
+    try:
+        wanted = await sync_to_async(_wanted, thread_sensitive=False)(session_id)
+        if wanted is None:
+            return
+        _, first = wanted
+        provider_id, model_id = await sync_to_async(_small_model, thread_sensitive=False)(context, config, model)
+        chunks = []
+        async for event in stream_chat(context=context, provider_id=provider_id, model_id=model_id,
+                                       system=[TITLE_PROMPT], tools=[], max_output=1024,
+                                       messages=[{"role": "user", "content": [
+                                           {"type": "text", "text": "Generate a title for this conversation:\n"},
+                                           {"type": "text", "text": first}]}]):
+            if isinstance(event, TextDelta):
+                chunks.append(event.text)
+        title = clean_title("".join(chunks))
+        if title:
+            await sync_to_async(_set_title, thread_sensitive=False)(session_id, title)
+    except Exception as error:  # a title is a nicety: never let it disturb the turn
+        log.info("title generation for %s failed: %s", session_id, error)

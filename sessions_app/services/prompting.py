@@ -1,0 +1,113 @@
+"""Prompting use cases: store the user message (committed before anything runs), make sure a runner
+answers it, optionally wait for the answer; abort; wait for idle (reference §5.2, §5.3)."""
+from __future__ import annotations
+
+from django.db import transaction
+
+from agentserver import ids
+from agentserver.errors import BadRequest
+from projects_app.models import now_ms
+from sessions_app.models import Message, Part, Session
+from sessions_app.runtime import leases, runner
+from sessions_app.runtime.prompt_input import resolve_parts
+from sessions_app.runtime.turn import load_config, session_context
+from sessions_app.services import messages as message_service
+
+
+def choose_model(*, context, config: dict, session: Session, agent: dict, requested: dict | None) -> dict:
+    """input → agent's model → the last user message's → config `model` → catalog default; 400 if unknown."""
+    from providers_app import models_catalog
+
+    model = requested or agent.get("model")
+    if not model:
+        last = (Message.objects.filter(session=session, role="user").order_by("-id")
+                .values_list("info", flat=True).first())
+        model = (last or {}).get("model")
+    if model and model.get("providerID") and model.get("modelID"):
+        provider_id, model_id = model["providerID"], model["modelID"]
+    else:
+        provider_id, model_id = models_catalog.default_model(context=context, config=config)
+    models_catalog.resolve_model(context=context, provider_id=provider_id, model_id=model_id, config=config)
+    return {"providerID": provider_id, "modelID": model_id}
+
+
+def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tuple[Message, list[dict]]:
+    """Validate and store the user message and its parts (events: session.updated, message.updated,
+    message.part.updated ×n, session.updated). Nothing is stored when the agent or model is unknown."""
+    from sessions_app.runtime.agents import agent_get, default_agent_name
+    from sessions_app.services.sessions import session_set
+
+    context = session_context(session)
+    config = load_config(context)
+    agent_name = body.get("agent") or default_agent_name(config)
+    agent = agent_get(config, agent_name)
+    model = choose_model(context=context, config=config, session=session, agent=agent, requested=body.get("model"))
+    message_id = body.get("messageID") or ids.ascending("msg")
+    if Message.objects.filter(id=message_id).exists():
+        raise BadRequest(f"Message already exists: {message_id}", kind="Body")
+    info: dict = {"id": message_id, "sessionID": session.id, "role": "user", "time": {"created": now_ms()},
+                  "agent": agent_name, "model": model}
+    if body.get("system"):
+        info["system"] = body["system"]
+    if body.get("tools"):
+        info["tools"] = body["tools"]
+    if no_reply:
+        info[leases.NO_REPLY_KEY] = True
+    parts = resolve_parts(context=context, message_id=message_id, session_id=session.id, parts=body["parts"])
+    message_service.session_touch(session=session)
+    with transaction.atomic():
+        message = message_service.message_save(session=session, info=info)
+        for part in parts:
+            message_service.part_save(session=session, part=part)
+    session_set(session=session, agent=agent_name, model={"id": model["modelID"], "providerID": model["providerID"]})
+    return message, parts
+
+
+def user_message_wire(message: Message, parts: list[dict]) -> dict:
+    info = {k: v for k, v in message.info.items() if not k.startswith("_")}
+    return {"info": info, "parts": parts}
+
+
+def prompt_async(*, session: Session, body: dict) -> Message:
+    message, _ = prompt_store(session=session, body=body)
+    runner.call(runner.ensure_runner, session.id)
+    return message
+
+
+def prompt(*, session: Session, body: dict) -> tuple[Message, list]:
+    """session.prompt: the last assistant message answering this prompt (or the user message for noReply)."""
+    if body.get("noReply"):
+        message, parts = prompt_store(session=session, body=body, no_reply=True)
+        return message, parts
+    message, _ = prompt_store(session=session, body=body)
+    runner.call(runner.ensure_runner, session.id)
+    return runner.wait_for_answer(session.id, message.id)
+
+
+def prompt_v2(*, session: Session, prompt_body: dict, delivery: str = "immediate") -> tuple[Message, list[dict]]:
+    """v2 session.prompt: `immediate` runs (or queues behind the running turn) now; `deferred` only stores
+    the message, answered in order the next time the session runs."""
+    message, parts = prompt_store(session=session, body=prompt_body)
+    if delivery == "immediate" or leases.is_live(session.id):
+        runner.call(runner.ensure_runner, session.id)
+    return message, parts
+
+
+def session_abort(*, session: Session) -> bool:
+    """Reject the session's pending questions and permission requests, then stop its runner wherever it runs."""
+    from sessions_app.services.permissions import reject_pending
+    from sessions_app.services.questions import reject_pending_questions
+
+    reject_pending(session=session)
+    reject_pending_questions(session=session)
+    runner.call(runner.abort, session.id)
+    return True
+
+
+def session_wait(*, session: Session) -> tuple[Message, list[Part]] | None:
+    """Block until the session is idle; its last message then (None for an empty session)."""
+    runner.wait_idle(session.id)
+    message = Message.objects.filter(session=session).order_by("-id").first()
+    if message is None:
+        return None
+    return message, list(Part.objects.filter(message=message).order_by("id"))
