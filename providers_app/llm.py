@@ -27,9 +27,10 @@ class PreparedCall:
 
 def prepare_call(*, context, provider_id: str, model_id: str) -> PreparedCall:
     """Resolve the model and its credential (database access: call from a thread in async code)."""
-    config = models_catalog.config_for(context)
-    info = models_catalog.resolve_model(context=context, provider_id=provider_id, model_id=model_id, config=config)
-    entry = models_catalog.provider_entries(context, config=config)[provider_id]
+    entries = models_catalog.provider_entries(context)
+    info = models_catalog.resolve_model(context=context, provider_id=provider_id, model_id=model_id,
+                                        entries=entries)
+    entry = entries[provider_id]
     credential = credentials.credential_for(context.user, entry.record, entry.options)
     if credential is None:
         if not (entry.custom and entry.options.get("baseURL")):

@@ -225,9 +225,10 @@ def _api_id(entry: ProviderEntry, model_id: str) -> str:
     return entry.api_ids.get(model_id) or model_id
 
 
-def resolve_model(*, context, provider_id: str, model_id: str, config: dict | None = None) -> ModelInfo:
+def resolve_model(*, context, provider_id: str, model_id: str, config: dict | None = None,
+                  entries: dict[str, ProviderEntry] | None = None) -> ModelInfo:
     """The model a call will use; BadRequest for a pair this context does not know."""
-    entries = provider_entries(context, config=config)
+    entries = provider_entries(context, config=config) if entries is None else entries
     entry = entries.get(provider_id)
     if entry is None or model_id not in entry.record.get("models", {}):
         raise BadRequest(f"Model not found: {provider_id}/{model_id}", kind="Body",
