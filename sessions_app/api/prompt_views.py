@@ -78,8 +78,6 @@ def _prompt_input(data) -> dict:
 
 def _answer_wire(result) -> dict:
     message, parts = result
-    if parts and isinstance(parts[0], dict):
-        return prompting.user_message_wire(message, parts)
     return message_wire(message, parts)
 
 

@@ -86,10 +86,14 @@ def _file_content(part: dict) -> dict | None:
     return None  # file:// parts were already expanded into synthetic text parts when stored
 
 
-def _user_content(parts: list[Part]) -> list[dict]:
+def _data(part: Part | dict) -> dict:
+    return part if isinstance(part, dict) else part.data
+
+
+def _user_content(parts: list) -> list[dict]:
     content = []
     for part in parts:
-        data = part.data
+        data = _data(part)
         if data.get("type") == "text" and not data.get("ignored") and data.get("text"):
             content.append({"type": "text", "text": data["text"]})
         elif data.get("type") == "file":
@@ -103,10 +107,10 @@ def _user_content(parts: list[Part]) -> list[dict]:
     return content
 
 
-def _assistant_messages(info: dict, parts: list[Part]) -> list[dict]:
+def _assistant_messages(info: dict, parts: list) -> list[dict]:
     content, results = [], []
     for part in parts:
-        data = part.data
+        data = _data(part)
         kind = data.get("type")
         if kind == "text" and data.get("text") and not data.get("synthetic"):
             content.append({"type": "text", "text": data["text"]})
@@ -118,7 +122,7 @@ def _assistant_messages(info: dict, parts: list[Part]) -> list[dict]:
             content.append(item)
         elif kind == "tool":
             state = data.get("state") or {}
-            call_id, name = data.get("callID") or part.id, data.get("tool") or "invalid"
+            call_id, name = data.get("callID") or data.get("id"), data.get("tool") or "invalid"
             content.append({"type": "tool_call", "id": call_id, "name": name, "input": state.get("input") or {}})
             status = state.get("status")
             if status == "completed":
@@ -139,7 +143,7 @@ def _assistant_messages(info: dict, parts: list[Part]) -> list[dict]:
     return out
 
 
-def provider_messages(pairs: list[tuple[Message, list[Part]]], *, upto_user_id: str) -> list[dict]:
+def provider_messages(pairs: list[tuple[Message, list]], *, upto_user_id: str) -> list[dict]:
     """History as the model sees it while answering `upto_user_id`: later user messages (still queued)
     and their answers are left out; failed assistant messages without content are skipped."""
     out: list[dict] = []
@@ -155,7 +159,7 @@ def provider_messages(pairs: list[tuple[Message, list[Part]]], *, upto_user_id: 
             if (info.get("parentID") or "") > upto_user_id:
                 continue
             error = info.get("error")
-            useful = [p for p in parts if p.data.get("type") not in ("step-start", "step-finish", "reasoning")]
+            useful = [p for p in parts if _data(p).get("type") not in ("step-start", "step-finish", "reasoning")]
             if error and not (error.get("name") == "MessageAbortedError" and useful):
                 continue
             out.extend(_assistant_messages(info, parts))
