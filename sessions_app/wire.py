@@ -54,8 +54,16 @@ def session_wire(session: Session) -> dict:
     return out
 
 
+def public_info(info: dict) -> dict:
+    """Keys starting with "_" are server-private bookkeeping (e.g. the runner's `_noReply` mark) and never
+    leave the server."""
+    if any(key.startswith("_") for key in info):
+        return {k: v for k, v in info.items() if not k.startswith("_")}
+    return info
+
+
 def message_info(message: Message) -> dict:
-    return message.info
+    return public_info(message.info)
 
 
 def part_wire(part: Part) -> dict:
@@ -64,7 +72,7 @@ def part_wire(part: Part) -> dict:
 
 def message_wire(message: Message, parts: Iterable[Part | dict]) -> dict:
     """`parts` may be Part rows or their wire dicts (what the list selectors return)."""
-    return {"info": message.info, "parts": [p if isinstance(p, dict) else p.data for p in parts]}
+    return {"info": public_info(message.info), "parts": [p if isinstance(p, dict) else p.data for p in parts]}
 
 
 def todo_wire(todo: Todo) -> dict:

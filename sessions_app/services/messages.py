@@ -10,7 +10,7 @@ from agentserver import events
 from agentserver.errors import BadRequest, NotFound
 from projects_app.models import now_ms
 from sessions_app.models import Message, Part, Session
-from sessions_app.wire import session_event
+from sessions_app.wire import public_info, session_event
 
 
 def publish_for(session: Session, type: str, properties: dict) -> None:
@@ -38,7 +38,7 @@ def message_save(*, session: Session, info: dict) -> Message:
             message.role = role
             message.info = info
             message.save(update_fields=["role", "info"])
-    publish_for(session, "message.updated", {"sessionID": session.id, "info": info})
+    publish_for(session, "message.updated", {"sessionID": session.id, "info": public_info(info)})
     return message
 
 

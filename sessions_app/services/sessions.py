@@ -14,7 +14,7 @@ from agentserver.context import RuntimeContext
 from projects_app.models import now_ms
 from sessions_app.models import Message, Part, Session
 from sessions_app.services.messages import publish_for
-from sessions_app.wire import session_event
+from sessions_app.wire import public_info, session_event
 
 _ADJECTIVES = ("brave", "calm", "clever", "cosmic", "eager", "gentle", "glowing", "happy", "jolly", "kind",
                "lucky", "mighty", "nimble", "proud", "quick", "quiet", "shiny", "silent", "stellar", "swift",
@@ -185,7 +185,7 @@ def session_fork(*, session: Session, message_id: str | None = None) -> Session:
     publish_for(fork, "session.created", payload)
     publish_for(fork, "session.updated", payload)
     for message in new_messages:
-        publish_for(fork, "message.updated", {"sessionID": fork.id, "info": message.info})
+        publish_for(fork, "message.updated", {"sessionID": fork.id, "info": public_info(message.info)})
     for part in new_parts:
         publish_for(fork, "message.part.updated", {"sessionID": fork.id, "part": part.data, "time": now})
     return fork

@@ -130,4 +130,4 @@ def share_document(*, session: Session) -> dict:
 
 def _public_info(info: dict) -> dict:
     # The assistant's path {cwd, root} names the owner's home directory; the page has no use for it.
-    return {k: v for k, v in info.items() if k != "path"}
+    return {k: v for k, v in info.items() if k != "path" and not k.startswith("_")}

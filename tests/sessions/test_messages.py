@@ -87,3 +87,14 @@ def test_saving_again_updates_in_place(alice):
     assert alice.get(f"/session/{session['id']}/message").json()[0]["parts"] == []
     message_remove(session=row, message_id=message["info"]["id"])
     assert alice.get(f"/session/{session['id']}/message").json() == []
+
+
+def test_server_private_info_keys_never_reach_the_wire(alice):
+    session = create_session(alice)
+    message = add_message(session["id"], _noReply=True)
+    listed = alice.get(f"/session/{session['id']}/message").json()
+    assert listed[0]["info"]["id"] == message["info"]["id"]
+    assert "_noReply" not in listed[0]["info"]
+    assert "_noReply" not in alice.get(f"/session/{session['id']}/message/{message['info']['id']}").json()["info"]
+    fork = alice.post(f"/session/{session['id']}/fork", json={}).json()
+    assert "_noReply" not in alice.get(f"/session/{fork['id']}/message").json()[0]["info"]
