@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import collections
 import contextvars
 import logging
 import os
@@ -35,8 +36,19 @@ def group_name(pty_id: str) -> str:
     return f"{GROUP_PREFIX}{pty_id}"
 
 
+_FORWARD_BACKLOG_BYTES = 8 * 1024 * 1024
+
+
 class SpawnFailed(Exception):
     pass
+
+
+class _Backlog:
+    def __init__(self) -> None:
+        self.items: collections.deque = collections.deque()
+        self.size = 0
+        self.dropped = 0
+        self.running = False
 
 
 class PtyManager:
@@ -50,6 +62,7 @@ class PtyManager:
         self._started: asyncio.Future | None = None
         self._tasks: set[asyncio.Task] = set()
         self._bind_lock = threading.Lock()
+        self._backlogs: dict[str, _Backlog] = {}
 
     # -- loop plumbing ---------------------------------------------------------------------------------
     def _task(self, coro) -> asyncio.Task:
@@ -149,7 +162,11 @@ class PtyManager:
                 pass
         self.terminals.pop(terminal.id, None)
         if terminal.remote_watchers and self.layer is not None:
+            backlog = self._backlogs.get(terminal.id)
+            while backlog is not None and backlog.running:
+                await asyncio.sleep(0.01)  # the exit must follow the last output
             await self._group_send(terminal.id, {"type": "pty.exit", "exitCode": terminal.exit_code})
+        self._backlogs.pop(terminal.id, None)
         try:
             await database_sync_to_async(services.pty_exited)(
                 pty_id=terminal.id, exit_code=terminal.exit_code, announce_exit=not terminal.removed)
@@ -158,9 +175,35 @@ class PtyManager:
 
     # -- remote forwarding and control ---------------------------------------------------------------------
     def _forward(self, terminal: Terminal, item: tuple) -> None:
-        if item[0] == "output":
-            message = {"type": "pty.output", "offset": item[1], "data": item[2]}
-            self._task(self._group_send(terminal.id, message))
+        """Output for clients on other workers, in order, through one forwarder task per terminal. The
+        backlog is bounded: if the layer falls behind, chunks are dropped (clients see a gap in the offsets)
+        rather than this worker's memory growing without limit."""
+        if item[0] != "output":
+            return
+        backlog = self._backlogs.setdefault(terminal.id, _Backlog())
+        if backlog.size + len(item[2]) > _FORWARD_BACKLOG_BYTES:
+            backlog.dropped += len(item[2])
+            return
+        backlog.items.append({"type": "pty.output", "offset": item[1], "data": item[2]})
+        backlog.size += len(item[2])
+        if not backlog.running:
+            backlog.running = True
+            self._task(self._drain_backlog(terminal.id, backlog))
+
+    async def _drain_backlog(self, pty_id: str, backlog: "_Backlog") -> None:
+        try:
+            while backlog.items:
+                message = backlog.items.popleft()
+                backlog.size -= len(message["data"])
+                await self._group_send(pty_id, message)
+        finally:
+            backlog.running = False
+            if backlog.dropped:
+                log.warning("pty %s: %d bytes not forwarded to other workers (channel layer too slow)",
+                            pty_id, backlog.dropped)
+                backlog.dropped = 0
+            if pty_id not in self.terminals:
+                self._backlogs.pop(pty_id, None)
 
     async def _group_send(self, pty_id: str, message: dict) -> None:
         try:

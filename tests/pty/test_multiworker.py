@@ -1,0 +1,66 @@
+"""A terminal created on one daphne worker, used through another: the WebSocket, resize and remove are
+served through the channel layer (Redis) from the owner. Needs PostgreSQL + Redis (the lead's CI pass)."""
+import os
+
+import pytest
+
+from tests.pty.conftest import Screen, create_pty, open_socket, pid_alive, shell_body, wait_for
+
+
+@pytest.fixture(scope="module")
+def second_worker(server_factory):
+    from django.conf import settings
+
+    if not os.environ.get("REDIS_URL") or "postgresql" not in settings.DATABASES["default"]["ENGINE"]:
+        pytest.skip("needs REDIS_URL and PostgreSQL")
+    return server_factory()
+
+
+async def test_a_terminal_is_usable_through_a_worker_that_does_not_own_it(alice, second_worker, cleanup_ptys):
+    pty = create_pty(alice, **shell_body())  # owned by the first worker
+    other = alice.client.__class__(base_url=second_worker.url, headers=dict(alice.client.headers), timeout=30)
+    try:
+        assert [p["id"] for p in other.get("/pty").json()] == [pty["id"]]
+        async with open_socket(alice, pty["id"], base_url=second_worker.url) as remote, \
+                open_socket(alice, pty["id"]) as local:
+            far, near = Screen(remote), Screen(local)
+            await far.until(lambda s: s.cursors)
+            await remote.send("echo through-$((20+1))\r")
+            await far.expect("through-21")
+            await near.expect("through-21")
+            assert other.put(f"/pty/{pty['id']}", json={"size": {"rows": 41, "cols": 99}}).status_code == 200
+            await remote.send("stty size\r")
+            await far.expect("41 99")
+        async with open_socket(alice, pty["id"], base_url=second_worker.url, cursor=0) as again:
+            replay = Screen(again)
+            await replay.until(lambda s: s.cursors)
+            assert "through-21" in replay.text
+            assert replay.cursors[0] == len(replay.text.encode())
+            assert other.delete(f"/pty/{pty['id']}").json() is True
+            assert await replay.closed() == 1000
+        assert wait_for(lambda: not pid_alive(pty["pid"]))
+        assert alice.get(f"/pty/{pty['id']}").status_code == 404
+    finally:
+        other.close()
+
+
+async def test_exit_reaches_clients_on_the_other_worker(alice, second_worker):
+    pty = create_pty(alice, **shell_body())
+    async with open_socket(alice, pty["id"], base_url=second_worker.url) as remote:
+        screen = Screen(remote)
+        await screen.until(lambda s: s.cursors)
+        await remote.send("exit 5\r")
+        assert await screen.closed() == 1000
+    assert wait_for(lambda: alice.get(f"/pty/{pty['id']}").status_code == 404)
+
+
+async def test_heavy_output_arrives_complete_and_in_order_on_the_other_worker(alice, second_worker):
+    pty = create_pty(alice, command="/bin/sh", args=["-c", "read x; seq 1 50000; echo SEQ''-END; exec cat"])
+    async with open_socket(alice, pty["id"], base_url=second_worker.url, cursor=-1) as remote:
+        screen = Screen(remote)
+        await screen.until(lambda s: s.cursors)
+        await remote.send("\r")
+        await screen.expect("SEQ-END", timeout=60)
+    numbers = [line for line in screen.text.replace("\r", "").split("\n") if line.isdigit()]
+    assert numbers == [str(n) for n in range(1, 50001)]
+    alice.delete(f"/pty/{pty['id']}")
