@@ -59,15 +59,20 @@ def timed(client: httpx.Client, method: str, url: str, n: int, **kwargs) -> list
 
 # ---- seeding --------------------------------------------------------------------------------------
 
-def seed_api(client: httpx.Client, directory: str) -> tuple[str, str]:
+def seed_api(client: httpx.Client, directory: str, model: str | None = None) -> tuple[str, str]:
     params = {"directory": directory}
     existing = len(client.get("/session", params={**params, "limit": 100000}).json())
     for n in range(max(0, SESSIONS - existing - 2)):
         client.post("/session", params=params, json={"title": f"bench session {n}"}).raise_for_status()
     small = client.post("/session", params=params, json={"title": "bench small"}).json()["id"]
     big = client.post("/session", params=params, json={"title": "bench 500x5"}).json()["id"]
-    prompt = lambda sid, n: {"noReply": True, "parts": [{"type": "text", "text": f"message {n} part {p} " * 8}  # noqa: E731
-                                                        for p in range(PARTS)]}
+    def prompt(sid: str, n: int) -> dict:
+        body = {"noReply": True, "parts": [{"type": "text", "text": f"message {n} part {p} " * 8} for p in range(PARTS)]}
+        if model:
+            provider_id, _, model_id = model.partition("/")
+            body["model"] = {"providerID": provider_id, "modelID": model_id}
+        return body
+
     response = client.post(f"/session/{small}/message", params=params, json=prompt(small, 0))
     if response.status_code >= 400:
         sys.exit(f"POST /session/{{id}}/message (noReply) answered {response.status_code}; "
@@ -85,7 +90,7 @@ def django_setup() -> None:
     django.setup()
 
 
-def seed_orm(client: httpx.Client, directory: str) -> tuple[str, str]:
+def seed_orm(client: httpx.Client, directory: str, model: str | None = None) -> tuple[str, str]:
     """Same rows as seed_api, written in bulk: sessions through the create route's own context, messages
     and parts straight into the tables."""
     django_setup()
@@ -164,13 +169,14 @@ def main() -> None:
     parser.add_argument("--directory", required=True, help="directory (project) the sessions live in")
     parser.add_argument("--requests", type=int, default=200, help="timed requests per route")
     parser.add_argument("--seed-orm", action="store_true", help="seed our server through the ORM")
+    parser.add_argument("--model", help="provider/model named in the noReply seeding prompts (none is called)")
     parser.add_argument("--queries", action="store_true", help="count SQL queries per request (ours, in process)")
     args = parser.parse_args()
     args.directory = os.path.realpath(os.path.expanduser(args.directory))
 
     client = make_client(args)
     started = time.perf_counter()
-    small, big = (seed_orm if args.seed_orm else seed_api)(client, args.directory)
+    small, big = (seed_orm if args.seed_orm else seed_api)(client, args.directory, args.model)
     seeded = time.perf_counter() - started
     params = {"directory": args.directory}
     total = len(client.get("/session", params={**params, "limit": 100000}).json())

@@ -48,3 +48,11 @@ def add_turns(session_id: str, count: int) -> list[dict]:
         out.append(user)
         out.append(add_message(session_id, role="assistant", texts=(f"answer {n}",), parent_id=user["info"]["id"]))
     return out
+
+
+def post_note(persona, session_id: str, *texts: str) -> dict:
+    """A user message through the public API: `POST /session/{id}/message` with noReply (no model runs)."""
+    response = persona.post(f"/session/{session_id}/message",
+                            json={"noReply": True, "parts": [{"type": "text", "text": t} for t in texts]})
+    assert response.status_code == 200, response.text
+    return response.json()

@@ -1,6 +1,6 @@
 from urllib.parse import parse_qs, urlparse
 
-from tests.sessions.helpers import add_message, add_turns, create_session
+from tests.sessions.helpers import add_message, add_turns, create_session, post_note
 
 
 def test_it_lists_messages_oldest_first_with_their_parts(alice):
@@ -14,10 +14,14 @@ def test_it_lists_messages_oldest_first_with_their_parts(alice):
     assert all(p["sessionID"] == session["id"] for m in listed for p in m["parts"])
 
 
-def test_limit_gives_the_newest_n_and_pages_back_without_gaps_or_repeats(alice):
+def test_limit_gives_the_newest_n_and_pages_back_without_gaps_or_repeats(alice, fake_llm):
+    from tests.fakes.fixtures import configure_fake_provider
+
+    configure_fake_provider(alice, fake_llm)  # noReply prompts still name a model; none is called
     session = create_session(alice)
-    turns = add_turns(session["id"], 11)  # 22 messages
-    expected = [t["info"]["id"] for t in turns]
+    notes = [post_note(alice, session["id"], f"note {n}", "second part") for n in range(22)]
+    expected = [n["info"]["id"] for n in notes]
+    assert all(n["info"]["role"] == "user" for n in notes)
     url = f"/session/{session['id']}/message"
     response = alice.get(url, params={"limit": 5})
     pages = []
@@ -40,6 +44,8 @@ def test_limit_gives_the_newest_n_and_pages_back_without_gaps_or_repeats(alice):
     flattened = [mid for page in reversed(pages) for mid in page]
     assert flattened == expected
     assert [len(p) for p in pages] == [5, 5, 5, 5, 2]
+    assert [p["text"] for p in alice.get(url).json()[3]["parts"]] == ["note 3", "second part"]
+    assert fake_llm.requests == []
 
 
 def test_limit_zero_means_all_and_bad_input_is_400(alice):
