@@ -294,6 +294,13 @@ class RedisBridge:
                 if attempt == 2:
                     log.exception("could not publish events to Redis")
 
+    def ping(self) -> None:
+        import redis
+
+        if self._sync_client is None:
+            self._sync_client = redis.Redis.from_url(self.url, socket_timeout=5)
+        self._sync_client.ping()
+
     async def ensure_listening(self, timeout: float = 5.0) -> None:
         """Start the listener if needed and wait until Redis confirmed the subscription, so a stream that
         replays from the log afterwards cannot miss an event published in between."""

@@ -49,6 +49,12 @@ class _Outbox:
     def put_control(self, message: dict) -> None:
         self._put(("control", message))
 
+    def warm_up(self, timeout: float = 10.0) -> bool:
+        """Open the outbox's database and Redis connections now rather than on the first event."""
+        done = threading.Event()
+        self._put(("warm", done))
+        return done.wait(timeout)
+
     def flush(self, timeout: float = 10.0) -> bool:
         done = threading.Event()
         self._put(("flush", done))
@@ -99,8 +105,19 @@ class _Outbox:
         if local and not bus.call_on_loop(self._deliver, local):
             self._done(len(local))
         for item in batch:
-            if item[0] == "flush":
+            if item[0] == "warm":
+                self._warm_up()
+            if item[0] in ("flush", "warm"):
                 item[1].set()
+
+    def _warm_up(self) -> None:
+        try:
+            connection.ensure_connection()
+            relay = bus.bridge()
+            if relay is not None:
+                relay.ping()
+        except Exception:
+            log.exception("could not warm up the event outbox")
 
     def _deliver(self, events: list[Event]) -> None:
         try:
@@ -121,7 +138,14 @@ class _Outbox:
                          workspace_id=e.workspace_id, event_id=e.id, properties=e.properties, time=e.time)
                 for e in events]
         try:
-            EventLog.objects.bulk_create(rows)
+            with transaction.atomic():
+                if connection.vendor == "postgresql":
+                    # The log only serves replay; the records themselves were committed durably by their
+                    # services. Not waiting for the WAL flush takes ~12 ms off every event on slow disks;
+                    # a database crash can lose the last fraction of a second of replay, nothing else.
+                    with connection.cursor() as cursor:
+                        cursor.execute("SET LOCAL synchronous_commit TO OFF")
+                EventLog.objects.bulk_create(rows)
         except Exception:
             # The events still go out live, without an id: a reconnecting client cannot replay them.
             log.exception("could not write %d events to the event log", len(rows))
@@ -193,6 +217,10 @@ def revoke_token(token_id: int) -> None:
     bus.call_on_loop(bus.BUS.revoke, token_id)
     if bus.bridge() is not None:
         OUTBOX.put_control({"revoke": token_id})
+
+
+def warm_up(timeout: float = 10.0) -> bool:
+    return OUTBOX.warm_up(timeout)
 
 
 def flush(timeout: float = 10.0) -> bool:

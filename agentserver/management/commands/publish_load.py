@@ -36,6 +36,7 @@ class Command(BaseCommand):
         directory = os.path.realpath(directory) if directory else None
         event_type = events.DELTA if delta else type
 
+        events.warm_up()
         start = time.monotonic()
         for seq in range(count):
             ahead = start + seq / rate - time.monotonic()
