@@ -270,11 +270,7 @@ class Runner:
         publish = message_service.publish_for
         publish(self.session, "session.status", {"sessionID": session_id, "status": leases.IDLE})
         publish(self.session, "session.idle", {"sessionID": session_id})
-        session = await db(Session.objects.filter(id=session_id).first)()
-        if session is not None:
-            from sessions_app.wire import session_event
-
-            publish(session, "session.updated", session_event(session))
+        await db(_publish_session_updated)(session_id)
         _notify()
 
     async def _recover(self, session_id: str | None = None) -> None:
@@ -355,6 +351,7 @@ class Runner:
             await db(message_service.message_save)(session=session, info=info)
             if step_number == 1:
                 await self._first_step(session, user, turn)
+            await self.set_status(leases.BUSY, session.id)
             processor = StepProcessor(Step(
                 session=session, context=turn.context, config=turn.config, agent=turn.agent, info=info,
                 system=system_prompt(context=turn.context, agent=turn.agent, user_info=info_user),
@@ -431,6 +428,14 @@ class Runner:
             return child.id, await db(last_text)(child.id)
 
         return run_child
+
+
+def _publish_session_updated(session_id: str) -> None:
+    from sessions_app.wire import session_event
+
+    session = Session.objects.select_related("share").filter(id=session_id).first()
+    if session is not None:
+        message_service.publish_for(session, "session.updated", session_event(session))
 
 
 def _context_messages(session: Session):
