@@ -57,3 +57,23 @@ def pty_get(*, user, pty_id: str) -> Pty:
     if row is None:
         raise NotFound(f"PTY session not found: {pty_id}", ptyID=pty_id)
     return row
+
+
+def shells() -> list[dict]:
+    """The login shells of this machine (/etc/shells), for a client's shell picker."""
+    from pty_app.environment import default_shell
+
+    candidates = [default_shell()]
+    try:
+        with open("/etc/shells") as handle:
+            candidates += [line.strip() for line in handle if line.strip().startswith("/")]
+    except OSError:
+        pass
+    seen, out = set(), []
+    for path in candidates:
+        if path in seen:
+            continue
+        seen.add(path)
+        out.append({"path": path, "name": os.path.basename(path),
+                    "acceptable": os.path.isfile(path) and os.access(path, os.X_OK)})
+    return out

@@ -5,6 +5,7 @@ from pty_app import views
 
 original: list = [
     path("pty", views.PtyCollectionView.as_view(), name="pty.list"),
+    path("pty/shells", views.PtyShellsView.as_view(), name="pty.shells"),
     path("pty/<str:ptyID>", views.PtyItemView.as_view(), name="pty.get"),
     path("pty/<str:ptyID>/connect", views.PtyConnectView.as_view(), name="pty.connect"),
 ]

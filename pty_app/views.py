@@ -26,6 +26,13 @@ class PtyCollectionView(ApiView):
         return Response(pty_wire(row))
 
 
+class PtyShellsView(ApiView):
+    operation_ids = {"GET": "pty.shells"}
+
+    def get(self, request):
+        return Response(selectors.shells())
+
+
 class PtyItemView(ApiView):
     operation_ids = {"GET": "pty.get", "PUT": "pty.update", "DELETE": "pty.remove"}
 

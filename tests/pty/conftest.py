@@ -122,6 +122,7 @@ class EventLog:
         import httpx
 
         self.payloads: list[dict] = []
+        self.directories: dict[str, str] = {}
         self._client = httpx.Client(base_url=persona.base_url, timeout=httpx.Timeout(5, read=None),
                                     headers={"Authorization": f"Bearer {persona.token}"})
         self._connected = threading.Event()
@@ -137,7 +138,10 @@ class EventLog:
                     if self._stop:
                         return
                     if line.startswith("data: "):
-                        payload = json.loads(line[6:]).get("payload", {})
+                        item = json.loads(line[6:])
+                        payload = item.get("payload", {})
+                        self.directories[payload.get("type", "") + ":" + json.dumps(payload.get("properties"))] = \
+                            item.get("directory")
                         if payload.get("type") == "server.connected":
                             self._connected.set()
                         self.payloads.append(payload)
@@ -152,6 +156,9 @@ class EventLog:
                                                               or props.get("info", {}).get("id") == pty_id):
                 out.append((payload["type"], props))
         return out
+
+    def directory_of(self, kind: str, properties: dict) -> str | None:
+        return self.directories.get(kind + ":" + json.dumps(properties))
 
     def close(self):
         self._stop = True

@@ -114,3 +114,18 @@ def test_server_shutdown_kills_its_terminals_and_forgets_them(alice, server_fact
     live.stop()
     assert wait_for(lambda: not any(pid_alive(pid) for pid in members))
     assert not Pty.objects.filter(id=pty["id"]).exists()
+
+
+def test_a_crashed_workers_terminals_die_with_it_and_leave_the_list(alice, server_factory):
+    import signal
+
+    live = server_factory()
+    client = alice.client.__class__(base_url=live.url, headers=dict(alice.client.headers), timeout=30)
+    try:
+        pty = client.post("/pty", json={"command": "/bin/sleep", "args": ["1000"]}).json()
+    finally:
+        client.close()
+    live.stop(signal.SIGKILL)
+    assert wait_for(lambda: not pid_alive(pty["pid"]))
+    assert alice.get(f"/pty/{pty['id']}").status_code == 404
+    assert alice.get("/pty").json() == []

@@ -151,3 +151,10 @@ def test_events_for_create_update_and_remove(alice, alice_events, cleanup_ptys):
     assert seen[0][1] == {"info": pty}
     assert seen[1][1]["info"]["title"] == "renamed"
     assert seen[2][1] == {"id": pty["id"]}
+    assert all(alice_events.directory_of(kind, props) == str(alice.root) for kind, props in seen)
+
+
+def test_shells_lists_the_machines_login_shells(alice):
+    shells = alice.get("/pty/shells").json()
+    assert any(shell["acceptable"] and shell["path"].endswith("sh") for shell in shells)
+    assert all(set(shell) == {"path", "name", "acceptable"} for shell in shells)
