@@ -1,0 +1,122 @@
+"""A dedicated server (short lease, fast retries): provider errors, and kill -9 in the middle of a stream."""
+import signal
+
+import httpx
+import pytest
+
+from tests.fakes.fixtures import Reply
+from tests.runner.conftest import text_prompt, wait_until
+from tests.runner.sse import EventRecorder
+
+FAST = {"AGENTSERVER_LEASE_MS": "1500", "AGENTSERVER_RETRY_BASE_MS": "50"}
+
+
+class Remote:
+    """alice, talking to another server on the same database."""
+
+    def __init__(self, persona, url):
+        self.base_url = url
+        self.repo = persona.repo
+        self.client = httpx.Client(base_url=url, headers=dict(persona.client.headers), timeout=30)
+
+    def get(self, url, **kw):
+        return self.client.get(url, **kw)
+
+    def post(self, url, **kw):
+        return self.client.post(url, **kw)
+
+
+@pytest.fixture(scope="module")
+def fast_server(server_factory):
+    return server_factory(FAST)
+
+
+def new_session(remote):
+    return remote.post("/session", params={"directory": str(remote.repo)}, json={}).json()
+
+
+def test_a_429_goes_to_retry_then_succeeds(alice, llm, fast_server):
+    remote = Remote(alice, fast_server.url)
+    session = new_session(remote)
+    events = EventRecorder(remote, remote.repo)
+    try:
+        llm.script(Reply(error_status=429, error_message="slow down"), Reply(error_status=429), Reply(text="made it"))
+        answer = remote.post(f"/session/{session['id']}/message", json=text_prompt("hi")).json()
+        assert answer["parts"][1]["text"] == "made it"
+        retries = [e["properties"]["status"] for e in events.of(session["id"])
+                   if e["type"] == "session.status" and e["properties"]["status"]["type"] == "retry"]
+        assert [r["attempt"] for r in retries] == [1, 2]
+        assert all(isinstance(r["next"], int) and r["message"] for r in retries)
+    finally:
+        events.close()
+
+
+def test_a_400_ends_with_an_api_error_on_the_message(alice, llm, fast_server):
+    remote = Remote(alice, fast_server.url)
+    session = new_session(remote)
+    events = EventRecorder(remote, remote.repo)
+    try:
+        llm.script(Reply(error_status=400, error_message="bad request from provider"))
+        answer = remote.post(f"/session/{session['id']}/message", json=text_prompt("hi")).json()
+        error = answer["info"]["error"]
+        assert error["name"] == "APIError"
+        assert error["data"]["statusCode"] == 400 and error["data"]["isRetryable"] is False
+        events.wait_for(lambda e: e["type"] == "session.error" and e["properties"]["error"]["name"] == "APIError")
+        events.wait_for(lambda e: e["type"] == "session.idle")
+        assert len([r for r in llm.requests if "title generator" not in r.system_text.lower()]) == 1
+    finally:
+        events.close()
+
+
+def test_kill_9_mid_stream_loses_nothing_acknowledged(alice, llm, server_factory):
+    first = server_factory(FAST)
+    remote = Remote(alice, first.url)
+    session = new_session(remote)
+    sid = session["id"]
+    llm.script(Reply(text=" ".join(f"w{i}" for i in range(200)), delay=0.1), Reply(text="queued answer"),
+               Reply(text="fresh answer"))
+    assert remote.post(f"/session/{sid}/prompt_async", json=text_prompt("long one")).status_code == 204
+
+    def streamed_text():
+        for message in remote.get(f"/session/{sid}/message").json():
+            for part in message["parts"]:
+                if part["type"] == "text" and message["info"]["role"] == "assistant" and len(part["text"]) > 20:
+                    return part
+        return None
+
+    wait_until(streamed_text)
+    assert remote.post(f"/session/{sid}/prompt_async", json=text_prompt("queued one")).status_code == 204
+    before = remote.get(f"/session/{sid}/message").json()
+    first.stop(signal.SIGKILL)
+
+    second = server_factory(FAST)
+    again = Remote(alice, second.url)
+
+    def interrupted_closed():
+        messages = again.get(f"/session/{sid}/message").json()
+        assistants = [m for m in messages if m["info"]["role"] == "assistant"]
+        return messages if assistants and assistants[0]["info"].get("error") else None
+
+    messages = wait_until(interrupted_closed, timeout=30)
+    interrupted = [m for m in messages if m["info"]["role"] == "assistant"][0]
+    assert interrupted["info"]["error"] == {"name": "MessageAbortedError", "data": {"message": "Aborted"}}
+    assert interrupted["info"]["time"]["completed"]
+    kept = next(p for p in interrupted["parts"] if p["type"] == "text")
+    seen_before = next(p for m in before for p in m["parts"] if p["id"] == kept["id"])
+    assert kept["text"].startswith(seen_before["text"]) and kept["time"]["end"]
+    users = [m["info"]["id"] for m in before if m["info"]["role"] == "user"]
+    assert [m["info"]["id"] for m in messages if m["info"]["role"] == "user"] == users
+
+    # the queued prompt survives the crash and is answered by the new server
+    def queued_answered():
+        found = [m for m in again.get(f"/session/{sid}/message").json()
+                 if m["info"]["role"] == "assistant" and m["info"].get("parentID") == users[1]
+                 and m["info"]["time"].get("completed")]
+        return found[0] if found else None
+
+    queued = wait_until(queued_answered, timeout=30)
+    assert queued["parts"][1]["text"] == "queued answer"
+    wait_until(lambda: sid not in again.get("/session/status").json())
+    answer = again.post(f"/session/{sid}/message", json=text_prompt("still there?")).json()
+    assert answer["parts"][1]["text"] == "fresh answer"
+    second.stop()
