@@ -25,7 +25,6 @@ log = logging.getLogger(__name__)
 
 DELTA = "message.part.delta"
 _BATCH = 500
-_TRIM_EVERY = 1000
 
 
 class _Outbox:
@@ -154,7 +153,8 @@ class _Outbox:
         for event, row in zip(events, rows):
             event.log_id = row.pk
         self._since_trim += len(rows)
-        if self._since_trim >= _TRIM_EVERY and rows[-1].pk:
+        trim_every = max(1, min(1000, settings.EVENT_LOG_RETENTION // 10))
+        if self._since_trim >= trim_every and rows[-1].pk:
             self._since_trim = 0
             self._trim(rows[-1].pk)
 

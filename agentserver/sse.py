@@ -96,10 +96,10 @@ def _replay(subscriber: Subscriber, last_event_id: str) -> tuple[list[bus.Event]
 
 async def _open_stream(request, shape: str):
     loop = bus.capture_loop()
-    if request.method not in ("GET", "HEAD"):
+    if request.method != "GET":
         response = JsonResponse({"name": "MethodNotAllowedError",
                                  "data": {"message": f'Method "{request.method}" not allowed.'}}, status=405)
-        response["Allow"] = "GET, HEAD"
+        response["Allow"] = "GET"
         return response
     try:
         token, context = await sync_to_async(_authenticate)(request, shape)

@@ -90,3 +90,18 @@ def test_an_id_older_than_the_retained_log_asks_the_client_to_resync(alice):
     with open_stream(alice, "/global/event", headers={"Last-Event-ID": str(int(second.id) - 2)}) as stream:
         stream.next()
         assert stream.next().data["payload"]["type"] == "server.resync"
+
+
+def test_the_log_is_trimmed_to_its_retention_and_older_ids_resync(server, alice):
+    from agentserver.models import EventLog
+
+    with open_stream(alice, "/global/event") as stream:
+        stream.next()
+        dispose(alice, alice.root)
+        mark = stream.next().id
+    publish_load(server, alice, env={"AGENTSERVER_EVENT_LOG_RETENTION": "10"}, count=50, rate=1000)
+    assert EventLog.objects.count() <= 20
+    assert not EventLog.objects.filter(id=int(mark)).exists()
+    with open_stream(alice, "/global/event", headers={"Last-Event-ID": mark}) as stream:
+        stream.next()
+        assert stream.next().data["payload"]["type"] == "server.resync"
