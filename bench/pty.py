@@ -51,7 +51,7 @@ class Target:
         ws_url = self.url.replace("http://", "ws://").replace("https://", "wss://")
         query = "cursor=-1" + (f"&directory={self.params['directory']}" if self.params else "")
         return connect(f"{ws_url}/pty/{pty_id}/connect?{query}", additional_headers=self.headers,
-                       max_size=None, compression=None)
+                       max_size=None, compression=None, ping_interval=None)
 
 
 async def _wait_cursor_frame(ws) -> None:
