@@ -336,6 +336,8 @@ class Runner:
             message_service.publish_for(session, "session.error", {"sessionID": session.id, "error": info["error"]})
             return False
         self._context = turn.context
+        if await self._run_subtasks(session, user, turn):
+            return True
         step_number = 0
         while True:
             step_number += 1
@@ -380,8 +382,48 @@ class Runner:
             user.info = {**user.info, "summary": {"diffs": []}}
             await db(message_service.message_save)(session=session, info=user.info)
 
-    async def _run_step(self, processor: StepProcessor) -> str:
-        step = asyncio.create_task(processor.run())
+    def _step(self, session: Session, turn, info: dict, history: list[dict], tools: dict) -> StepProcessor:
+        return StepProcessor(Step(
+            session=session, context=turn.context, config=turn.config, agent=turn.agent, info=info,
+            system=system_prompt(context=turn.context, agent=turn.agent, user_info={}),
+            messages=history, tools=tools, rules=turn.rules, abort=self.abort_event,
+            run_child=self._child_runner(session, turn),
+            set_status=lambda status, sid=session.id: self.set_status(status, sid)))
+
+    async def _run_subtasks(self, session: Session, user: Message, turn) -> bool:
+        """`subtask` input parts run through the task tool in an assistant message of their own, before the
+        model is called (reference §5.2 loop step 5). True when aborted."""
+        from providers_app.stream import ToolCallEnd
+        from sessions_app.runtime.tools import get_tool
+
+        subtasks = await db(_subtasks_of)(user.id)
+        for sub in subtasks:
+            await self.set_status(leases.BUSY, session.id)
+            info = self._assistant_info(user, turn.agent["name"], user.info.get("model") or {}, session.id)
+            await db(message_service.message_save)(session=session, info=info)
+            task_tool = turn.tools.get("task") or get_tool("task", context=turn.context, config=turn.config)
+            processor = self._step(session, turn, info, [], {"task": task_tool})
+            args = {"prompt": sub["prompt"], "description": sub["description"], "subagent_type": sub["agent"]}
+            if sub.get("command"):
+                args["command"] = sub["command"]
+
+            async def work(processor=processor, args=args) -> str:
+                await processor._tool_call(ToolCallEnd(id=f"call_{uuid.uuid4().hex[:24]}", name="task", input=args))
+                await asyncio.gather(*processor.tool_tasks, return_exceptions=True)
+                return "stop" if processor.blocked else "continue"
+
+            outcome = await self._run_step(processor, work())
+            if outcome != "aborted":
+                info["finish"] = "tool-calls"
+            info["time"]["completed"] = now_ms()
+            await db(message_service.message_save)(session=session, info=dict(info))
+            _notify()
+            if outcome == "aborted":
+                return True
+        return False
+
+    async def _run_step(self, processor: StepProcessor, work=None) -> str:
+        step = asyncio.create_task(work or processor.run())
         aborted = asyncio.create_task(self.abort_event.wait())
         try:
             await asyncio.wait({step, aborted}, return_when=asyncio.FIRST_COMPLETED)
@@ -428,6 +470,10 @@ class Runner:
             return child.id, await db(last_text)(child.id)
 
         return run_child
+
+
+def _subtasks_of(message_id: str) -> list[dict]:
+    return [p.data for p in Part.objects.filter(message_id=message_id, type="subtask").order_by("id")]
 
 
 def _publish_session_updated(session_id: str) -> None:
