@@ -77,6 +77,7 @@ original = [p for p in original if p.name != "session.messages"] + [
          name="session.messages"),
     path("session/<str:sessionID>/prompt_async", rv.PromptAsyncView.as_view(), name="session.prompt_async"),
     path("session/<str:sessionID>/abort", rv.AbortView.as_view(), name="session.abort"),
+    path("session/<str:sessionID>/shell", rv.ShellView.as_view(), name="session.shell"),
 ]
 v2 += [
     path("session/<str:sessionID>/prompt", rv.V2PromptView.as_view(), name="session.prompt"),

@@ -98,8 +98,11 @@ def session_abort(*, session: Session) -> bool:
     from sessions_app.services.permissions import reject_pending
     from sessions_app.services.questions import reject_pending_questions
 
+    from sessions_app.services.shell import shell_abort
+
     reject_pending(session=session)
     reject_pending_questions(session=session)
+    shell_abort(session.id)
     runner.call(runner.abort, session.id)
     return True
 

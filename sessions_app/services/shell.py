@@ -1,0 +1,119 @@
+"""session.shell (reference §5.13): run a command the user typed, without the model. A synthetic user
+message "The following tool was executed by the user", an assistant message holding one `bash` tool part
+that streams the output into metadata.output, completed when the command exits.
+
+It holds the session's lease while it runs (a busy session → 409), so it never interleaves with a turn;
+prompts arriving meanwhile queue and are started when it ends. Abort kills its process group."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import uuid
+
+from agentserver import ids
+from agentserver.errors import SessionBusy
+from projects_app.models import now_ms
+from sessions_app.models import Message, Part, Session
+from sessions_app.runtime import leases, runner
+from sessions_app.runtime.turn import load_config, session_context
+from sessions_app.services import messages as message_service
+
+UPDATE_SECONDS = 0.1
+ABORT_NOTE = "\n\n<metadata>User aborted the command</metadata>"
+_running: dict[str, subprocess.Popen] = {}
+_aborted: set[str] = set()
+
+
+def shell_abort(session_id: str) -> bool:
+    process = _running.get(session_id)
+    if process is None:
+        return False
+    _aborted.add(session_id)
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    return True
+
+
+def _status(session: Session, holder: str, status: dict) -> None:
+    leases.set_status(session.id, holder, status)
+    message_service.publish_for(session, "session.status", {"sessionID": session.id, "status": status})
+
+
+def session_shell(*, session: Session, agent: str, command: str, model: dict | None) -> tuple[Message, list[Part]]:
+    from sessions_app.runtime.agents import agent_get
+    from sessions_app.services.prompting import choose_model
+
+    context = session_context(session)
+    config = load_config(context)
+    agent_info = agent_get(config, agent)
+    model = choose_model(context=context, config=config, session=session, agent=agent_info, requested=model)
+    holder = f"{runner.WORKER_ID}:shell:{uuid.uuid4().hex[:8]}"
+    if not leases.acquire(session.id, holder):
+        raise SessionBusy(f"Session is busy: {session.id}", sessionID=session.id)
+    try:
+        _status(session, holder, leases.BUSY)
+        return _run(session, context, agent, model, command, holder)
+    finally:
+        _running.pop(session.id, None)
+        _aborted.discard(session.id)
+        leases.release(session.id, holder)
+        message_service.publish_for(session, "session.status", {"sessionID": session.id, "status": leases.IDLE})
+        message_service.publish_for(session, "session.idle", {"sessionID": session.id})
+        if leases.next_pending(session.id) is not None:
+            runner.call(runner.ensure_runner, session.id)
+
+
+def _run(session: Session, context, agent: str, model: dict, command: str, holder: str):
+    user_id = ids.ascending("msg")
+    message_service.message_save(session=session, info={
+        "id": user_id, "sessionID": session.id, "role": "user", "time": {"created": now_ms()},
+        "agent": agent, "model": model})
+    message_service.part_save(session=session, part={
+        "id": ids.ascending("prt"), "sessionID": session.id, "messageID": user_id, "type": "text",
+        "text": "The following tool was executed by the user", "synthetic": True})
+    info = {"id": ids.ascending("msg"), "sessionID": session.id, "role": "assistant",
+            "time": {"created": now_ms()}, "parentID": user_id, "modelID": model["modelID"],
+            "providerID": model["providerID"], "mode": agent, "agent": agent,
+            "path": {"cwd": context.directory, "root": context.worktree if context.vcs else context.directory},
+            "cost": 0, "tokens": {"input": 0, "output": 0, "reasoning": 0, "cache": {"read": 0, "write": 0}}}
+    assistant = message_service.message_save(session=session, info=info)
+    started = now_ms()
+    part = {"id": ids.ascending("prt"), "sessionID": session.id, "messageID": info["id"], "type": "tool",
+            "callID": uuid.uuid4().hex.upper()[:26], "tool": "bash",
+            "state": {"status": "running", "input": {"command": command}, "time": {"start": started}}}
+    message_service.part_save(session=session, part=part)
+    shell = os.environ.get("SHELL") or "/bin/bash"
+    env = {**os.environ, "TERM": "dumb"}
+    process = subprocess.Popen([shell, "-c", command], cwd=context.directory, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    _running[session.id] = process
+    output = bytearray()
+    done = threading.Event()
+
+    def pump() -> None:
+        for chunk in iter(lambda: process.stdout.read1(65536), b""):
+            output.extend(chunk)
+        done.set()
+
+    threading.Thread(target=pump, daemon=True).start()
+    last = ""
+    while not done.wait(UPDATE_SECONDS):
+        text = output.decode(errors="replace")
+        if text != last:
+            last = text
+            part["state"] = {**part["state"], "metadata": {"output": text, "description": ""}}
+            message_service.part_save(session=session, part=part)
+    process.wait()
+    text = output.decode(errors="replace")
+    if session.id in _aborted:
+        text += ABORT_NOTE
+    part["state"] = {"status": "completed", "input": {"command": command}, "output": text, "title": "",
+                     "metadata": {"output": text, "description": ""}, "time": {"start": started, "end": now_ms()}}
+    message_service.part_save(session=session, part=part)
+    info["time"]["completed"] = now_ms()
+    assistant = message_service.message_save(session=session, info=info)
+    return assistant, list(Part.objects.filter(message=assistant).order_by("id"))

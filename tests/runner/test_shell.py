@@ -1,0 +1,57 @@
+import threading
+
+from tests.fakes.fixtures import Reply
+from tests.runner.conftest import text_prompt, wait_until
+
+
+def test_shell_runs_without_the_model(alice, llm, session_of):
+    session = session_of()
+    response = alice.post(f"/session/{session['id']}/shell", json={"agent": "build", "command": "echo hi-from-shell && pwd"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["info"]["role"] == "assistant" and body["info"]["time"]["completed"]
+    part = body["parts"][0]
+    assert part["tool"] == "bash" and part["state"]["status"] == "completed"
+    assert part["state"]["output"] == f"hi-from-shell\n{alice.repo}\n"
+    assert part["state"]["input"] == {"command": "echo hi-from-shell && pwd"}
+    assert llm.requests == []
+    user = alice.get(f"/session/{session['id']}/message").json()[0]
+    assert user["parts"][0]["text"] == "The following tool was executed by the user"
+    assert user["parts"][0]["synthetic"] is True
+
+
+def test_shell_validates_its_body(alice, bob, anon, llm, session_of):
+    session = session_of()
+    url = f"/session/{session['id']}/shell"
+    assert alice.post(url, json={"command": "echo x"}).status_code == 400
+    assert alice.post(url, json={"agent": "build"}).status_code == 400
+    assert alice.post(url, json={"agent": "nope", "command": "echo x"}).status_code == 400
+    assert bob.post(url, json={"agent": "build", "command": "echo x"}).status_code == 404
+    assert anon.post(url, json={"agent": "build", "command": "echo x"}).status_code == 401
+
+
+def test_shell_on_a_busy_session_is_409(alice, llm, session_of):
+    session = session_of()
+    llm.script(Reply(text=" ".join(["slow"] * 40), delay=0.1))
+    alice.post(f"/session/{session['id']}/prompt_async", json=text_prompt("x"))
+    wait_until(lambda: session["id"] in alice.get("/session/status").json())
+    response = alice.post(f"/session/{session['id']}/shell", json={"agent": "build", "command": "echo x"})
+    assert response.status_code == 409
+    assert response.json()["name"] == "SessionBusyError"
+    alice.post(f"/session/{session['id']}/abort")
+
+
+def test_abort_stops_a_running_shell(alice, llm, session_of):
+    session = session_of()
+    result = {}
+
+    def run():
+        result["body"] = alice.post(f"/session/{session['id']}/shell",
+                                    json={"agent": "build", "command": "echo started; sleep 30"}).json()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    wait_until(lambda: session["id"] in alice.get("/session/status").json())
+    alice.post(f"/session/{session['id']}/abort")
+    thread.join(10)
+    assert "User aborted the command" in result["body"]["parts"][0]["state"]["output"]
