@@ -51,6 +51,13 @@ async def _send_text(send, text: str) -> None:
 
 async def _pump(queue: asyncio.Queue, send) -> None:
     """Queue → socket. Output already queued behind the first item goes out in the same frame."""
+    try:
+        await _pump_items(queue, send)
+    except Exception:  # noqa: BLE001  (the client went away mid-send; the receive side cleans up)
+        log.debug("pty socket send failed", exc_info=True)
+
+
+async def _pump_items(queue: asyncio.Queue, send) -> None:
     while True:
         item = await queue.get()
         if item[0] == "exit":

@@ -30,7 +30,7 @@ def child_environment(*, home: str, extra: dict[str, str] | None = None) -> dict
     env.setdefault("USER", account)
     env.setdefault("LOGNAME", account)
     env["HOME"] = home
-    env["TERM"] = "xterm-256color"
     env["COLORTERM"] = "truecolor"
     env.update(extra or {})
+    env["TERM"] = "xterm-256color"  # as the reference: the request's env cannot change the terminal type
     return env
