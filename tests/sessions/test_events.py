@@ -85,3 +85,26 @@ def test_bob_does_not_receive_alices_session_events(alice, bob):
 
     events = read_events(bob, "session.updated", action)
     assert [e["properties"]["info"]["title"] for e in events] == ["bob marker", "bob marker"]
+
+
+def test_stored_messages_and_parts_publish_message_events(alice, fake_llm):
+    from tests.fakes.fixtures import configure_fake_provider
+    from tests.sessions.helpers import post_note
+
+    configure_fake_provider(alice, fake_llm)
+    session = create_session(alice)
+    stored: dict = {}
+
+    def action():
+        stored.update(post_note(alice, session["id"], "hello there"))
+
+    events = read_events(alice, "message.part.updated", action, limit=20)
+    message_event = next(e for e in events if e["type"] == "message.updated")
+    part_event = events[-1]
+    assert message_event["properties"]["sessionID"] == session["id"]
+    assert message_event["properties"]["info"]["role"] == "user"
+    assert part_event["properties"]["sessionID"] == session["id"]
+    assert part_event["properties"]["part"]["text"] == "hello there"
+    assert part_event["properties"]["part"]["messageID"] == message_event["properties"]["info"]["id"]
+    assert isinstance(part_event["properties"]["time"], int)
+    assert stored["info"]["id"] == message_event["properties"]["info"]["id"]
