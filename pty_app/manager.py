@@ -102,6 +102,7 @@ class PtyManager:
                     self._task(self._control_loop())
                 self._task(self._sweeper())
                 atexit.register(self.shutdown)
+                _graceful_hangup()
                 self._started.set_result(True)
             except BaseException as error:
                 self._started.set_exception(error)
@@ -306,6 +307,15 @@ class PtyManager:
             Pty.objects.filter(worker_id=self.worker_id).delete()
         except Exception:  # noqa: BLE001  (the database may already be unreachable at exit)
             pass
+
+
+def _graceful_hangup() -> None:
+    """SIGHUP would end the worker without atexit and leave the terminals' background jobs behind; turn it
+    into the SIGTERM daphne already handles (a clean stop, then atexit). Only when nobody claimed SIGHUP."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGHUP) is signal.SIG_DFL:
+        signal.signal(signal.SIGHUP, lambda *_: os.kill(os.getpid(), signal.SIGTERM))
 
 
 _manager: PtyManager | None = None

@@ -101,7 +101,10 @@ async def test_idle_terminals_are_reaped_but_attached_ones_are_not(alice, idle_s
         client.close()
 
 
-def test_server_shutdown_kills_its_terminals_and_forgets_them(alice, server_factory):
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGHUP"])
+def test_server_shutdown_kills_its_terminals_and_forgets_them(alice, server_factory, how):
+    import signal
+
     from pty_app.models import Pty
 
     live = server_factory()
@@ -111,7 +114,7 @@ def test_server_shutdown_kills_its_terminals_and_forgets_them(alice, server_fact
         members = wait_for(lambda: len(session_of(pty["pid"])) >= 2 and session_of(pty["pid"]))
     finally:
         client.close()
-    live.stop()
+    live.stop(getattr(signal, how))
     assert wait_for(lambda: not any(pid_alive(pid) for pid in members))
     assert not Pty.objects.filter(id=pty["id"]).exists()
 

@@ -97,3 +97,19 @@ async def test_a_short_lived_command_is_gone_without_anyone_attached(alice, alic
     seen = wait_for(lambda: len(alice_events.of(pty["id"])) >= 3 and alice_events.of(pty["id"]))
     assert [kind for kind, _ in seen] == ["pty.created", "pty.exited", "pty.deleted"]
     assert seen[1][1]["exitCode"] == 3
+
+
+async def test_multibyte_output_is_never_split_into_replacement_characters(alice, cleanup_ptys):
+    pty = create_pty(alice, command="/bin/sh",
+                     args=["-c", "read x; yes 'é€😀' | head -n 40000; echo UTF''-DONE; exec cat"])
+    async with open_socket(alice, pty["id"], cursor=-1) as ws:
+        screen = Screen(ws)
+        await screen.until(lambda s: s.cursors)
+        await ws.send("\r")
+        await screen.expect("UTF-DONE", timeout=60)
+    assert screen.text.count("é€😀") == 40000
+    assert "\ufffd" not in screen.text
+    async with open_socket(alice, pty["id"], cursor=screen.cursors[0] + 1) as ws:
+        replay = Screen(ws)
+        await replay.until(lambda s: s.cursors)
+    assert "\ufffd" not in replay.text
