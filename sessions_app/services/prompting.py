@@ -39,6 +39,8 @@ def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tup
 
     context = session_context(session)
     config = load_config(context)
+    if session.revert:
+        _revert_cleanup(session)
     agent_name = body.get("agent") or default_agent_name(config)
     agent = agent_get(config, agent_name)
     model = choose_model(context=context, config=config, session=session, agent=agent, requested=body.get("model"))
@@ -61,6 +63,16 @@ def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tup
             message_service.part_save(session=session, part=part)
     session_set(session=session, agent=agent_name, model={"id": model["modelID"], "providerID": model["providerID"]})
     return message, parts
+
+
+def _revert_cleanup(session: Session) -> None:
+    """A staged revert is made final by the next prompt (reference §5.7), when the revert service exists."""
+    try:
+        from sessions_app.services.revert import revert_cleanup
+    except ImportError:
+        return
+    revert_cleanup(session=session)
+    session.refresh_from_db()
 
 
 def user_message_wire(message: Message, parts: list[dict]) -> dict:
