@@ -105,7 +105,9 @@ class PtyManager:
                 _graceful_hangup()
                 self._started.set_result(True)
             except BaseException as error:
-                self._started.set_exception(error)
+                started, self._started = self._started, None  # a later call retries (e.g. Redis was down)
+                started.set_exception(error)
+                started.exception()  # retrieved: no "never retrieved" warning when nobody else waits
                 raise
         await asyncio.shield(self._started)
 
@@ -122,10 +124,11 @@ class PtyManager:
         try:
             pid = terminal.start(self.loop)
         except Exception as error:  # noqa: BLE001  (exec failures arrive as assorted OSErrors)
-            raise SpawnFailed(str(error)) from error
-        finally:
             self.reserved.discard(spec.pty_id)
+            raise SpawnFailed(str(error)) from error
+        # Registered before un-reserving: a reader in another thread must never see the row as stale.
         self.terminals[spec.pty_id] = terminal
+        self.reserved.discard(spec.pty_id)
         return pid
 
     def mark_ready(self, pty_id: str) -> None:
@@ -161,7 +164,6 @@ class PtyManager:
                 await asyncio.wait_for(terminal.ready.wait(), 10)
             except asyncio.TimeoutError:
                 pass
-        self.terminals.pop(terminal.id, None)
         if terminal.remote_watchers and self.layer is not None:
             backlog = self._backlogs.get(terminal.id)
             while backlog is not None and backlog.running:
@@ -173,6 +175,8 @@ class PtyManager:
                 pty_id=terminal.id, exit_code=terminal.exit_code, announce_exit=not terminal.removed)
         except Exception:  # noqa: BLE001  (the process is gone either way; keep the loop alive)
             log.exception("pty %s: recording the exit failed", terminal.id)
+        # Only now: until the row is gone, readers must not take it for a stale one and delete it silently.
+        self.terminals.pop(terminal.id, None)
 
     # -- remote forwarding and control ---------------------------------------------------------------------
     def _forward(self, terminal: Terminal, item: tuple) -> None:
