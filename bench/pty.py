@@ -4,6 +4,7 @@ echo round trip. Works against any server speaking opencode's PTY API, so the re
     python bench/pty.py --url http://127.0.0.1:8000 --token as_...            # agentserver
     python bench/pty.py --url http://127.0.0.1:4096 --basic opencode:secret    # opencode serve
     python bench/pty.py --url ... --directory /path/inside/your/root --repeat 3
+    python bench/pty.py --url http://worker-a --ws-url http://worker-b --token ...  # through another worker
 
 Each throughput run starts `sh -c 'read x; <workload>; echo <marker>'`, attaches with `?cursor=-1`, then
 sends a newline and times until the marker arrives: only live output is measured, never a replay."""
@@ -28,8 +29,10 @@ WORKLOADS = [
 
 
 class Target:
-    def __init__(self, url: str, token: str | None, basic: str | None, directory: str | None):
+    def __init__(self, url: str, token: str | None, basic: str | None, directory: str | None,
+                 ws_url: str | None = None):
         self.url = url.rstrip("/")
+        self.ws_base = (ws_url or url).rstrip("/")
         self.headers = {}
         if token:
             self.headers["Authorization"] = f"Bearer {token}"
@@ -48,7 +51,7 @@ class Target:
         self.http.delete(f"/pty/{pty_id}")
 
     def socket(self, pty_id: str):
-        ws_url = self.url.replace("http://", "ws://").replace("https://", "wss://")
+        ws_url = self.ws_base.replace("http://", "ws://").replace("https://", "wss://")
         query = "cursor=-1" + (f"&directory={self.params['directory']}" if self.params else "")
         return connect(f"{ws_url}/pty/{pty_id}/connect?{query}", additional_headers=self.headers,
                        max_size=None, compression=None, ping_interval=None)
@@ -117,12 +120,14 @@ async def main() -> int:
     parser.add_argument("--token", help="Bearer token (agentserver)")
     parser.add_argument("--basic", help="user:password for HTTP Basic (opencode serve)")
     parser.add_argument("--directory", help="?directory= for every request")
+    parser.add_argument("--ws-url", help="attach the WebSockets through this base URL (another worker)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per workload; the best is shown")
     parser.add_argument("--echo-count", type=int, default=200)
     args = parser.parse_args()
-    target = Target(args.url, args.token, args.basic, args.directory)
+    target = Target(args.url, args.token, args.basic, args.directory, args.ws_url)
 
-    print(f"PTY benchmark against {target.url}\n")
+    via = f" (WebSockets through {target.ws_base})" if target.ws_base != target.url else ""
+    print(f"PTY benchmark against {target.url}{via}\n")
     print(f"| {'output through PTY → WebSocket':<44} | {'MB/s':>7} | {'MB':>6} | {'frames':>7} | {'seconds':>7} |")
     print(f"|{'-' * 46}|{'-' * 9}|{'-' * 8}|{'-' * 9}|{'-' * 9}|")
     for label, script in WORKLOADS:

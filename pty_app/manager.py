@@ -36,7 +36,8 @@ def group_name(pty_id: str) -> str:
     return f"{GROUP_PREFIX}{pty_id}"
 
 
-_FORWARD_BACKLOG_BYTES = 8 * 1024 * 1024
+_FORWARD_HIGH_WATER = 4 * 1024 * 1024
+_FORWARD_LOW_WATER = 1024 * 1024
 
 
 class SpawnFailed(Exception):
@@ -47,7 +48,6 @@ class _Backlog:
     def __init__(self) -> None:
         self.items: collections.deque = collections.deque()
         self.size = 0
-        self.dropped = 0
         self.running = False
 
 
@@ -180,35 +180,33 @@ class PtyManager:
 
     # -- remote forwarding and control ---------------------------------------------------------------------
     def _forward(self, terminal: Terminal, item: tuple) -> None:
-        """Output for clients on other workers, in order, through one forwarder task per terminal. The
-        backlog is bounded: if the layer falls behind, chunks are dropped (clients see a gap in the offsets)
-        rather than this worker's memory growing without limit."""
+        """Output for clients on other workers, in order, through one forwarder task per terminal. When the
+        channel layer falls behind, the terminal stops being read (the child blocks on its writes) until the
+        backlog drains: nothing is lost and this worker's memory stays bounded."""
         if item[0] != "output":
             return
         backlog = self._backlogs.setdefault(terminal.id, _Backlog())
-        if backlog.size + len(item[2]) > _FORWARD_BACKLOG_BYTES:
-            backlog.dropped += len(item[2])
-            return
         backlog.items.append({"type": "pty.output", "offset": item[1], "data": item[2]})
         backlog.size += len(item[2])
+        if backlog.size > _FORWARD_HIGH_WATER:
+            terminal.pause_reading()
         if not backlog.running:
             backlog.running = True
-            self._task(self._drain_backlog(terminal.id, backlog))
+            self._task(self._drain_backlog(terminal, backlog))
 
-    async def _drain_backlog(self, pty_id: str, backlog: "_Backlog") -> None:
+    async def _drain_backlog(self, terminal: Terminal, backlog: "_Backlog") -> None:
         try:
             while backlog.items:
                 message = backlog.items.popleft()
                 backlog.size -= len(message["data"])
-                await self._group_send(pty_id, message)
+                await self._group_send(terminal.id, message)
+                if backlog.size < _FORWARD_LOW_WATER:
+                    terminal.resume_reading()
         finally:
             backlog.running = False
-            if backlog.dropped:
-                log.warning("pty %s: %d bytes not forwarded to other workers (channel layer too slow)",
-                            pty_id, backlog.dropped)
-                backlog.dropped = 0
-            if pty_id not in self.terminals:
-                self._backlogs.pop(pty_id, None)
+            terminal.resume_reading()
+            if terminal.id not in self.terminals:
+                self._backlogs.pop(terminal.id, None)
 
     async def _group_send(self, pty_id: str, message: dict) -> None:
         try:

@@ -110,6 +110,7 @@ class Terminal:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.ready: asyncio.Event | None = None
         self._finishing = False
+        self._paused = False
         self._remote_forward: Callable[[tuple], None] | None = None
 
     @property
@@ -258,6 +259,18 @@ class Terminal:
             subscriber.push(item)
         if self.remote_watchers and self._remote_forward is not None:
             self._remote_forward(item)
+
+    def pause_reading(self) -> None:
+        """Back-pressure: stop draining the master, so a fast child blocks on its own writes."""
+        if not self._paused and not self._finishing and self.fd >= 0:
+            self._paused = True
+            self.loop.remove_reader(self.fd)
+
+    def resume_reading(self) -> None:
+        if self._paused:
+            self._paused = False
+            if not self._finishing and self.fd >= 0:
+                contextvars.Context().run(self.loop.add_reader, self.fd, self._on_readable)
 
     # -- input -----------------------------------------------------------------------------------------
     def write(self, data: bytes) -> None:

@@ -55,12 +55,12 @@ async def test_exit_reaches_clients_on_the_other_worker(alice, second_worker):
 
 
 async def test_heavy_output_arrives_complete_and_in_order_on_the_other_worker(alice, second_worker):
-    pty = create_pty(alice, command="/bin/sh", args=["-c", "read x; seq 1 50000; echo SEQ''-END; exec cat"])
+    pty = create_pty(alice, command="/bin/sh", args=["-c", "read x; seq 1 1000000; echo SEQ''-END; exec cat"])
     async with open_socket(alice, pty["id"], base_url=second_worker.url, cursor=-1) as remote:
         screen = Screen(remote)
         await screen.until(lambda s: s.cursors)
         await remote.send("\r")
         await screen.expect("SEQ-END", timeout=60)
     numbers = [line for line in screen.text.replace("\r", "").split("\n") if line.isdigit()]
-    assert numbers == [str(n) for n in range(1, 50001)]
+    assert numbers == [str(n) for n in range(1, 1000001)]
     alice.delete(f"/pty/{pty['id']}")
