@@ -7,8 +7,10 @@ terminal input, written verbatim. When the process exits the socket is closed wi
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
+from typing import Callable
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
@@ -22,6 +24,8 @@ log = logging.getLogger(__name__)
 
 FRAME_CHARS = 65536
 MERGE_LIMIT = 1024 * 1024
+SOCKET_HIGH_WATER = 4 * 1024 * 1024
+SOCKET_LOW_WATER = 1024 * 1024
 
 
 def _cursor(scope) -> int:
@@ -49,16 +53,35 @@ async def _send_text(send, text: str) -> None:
         await send({"type": "websocket.send", "text": text[start:start + FRAME_CHARS]})
 
 
-async def _pump(queue: asyncio.Queue, send) -> None:
+def socket_backlog(send) -> Callable[[], int] | None:
+    """Bytes daphne has accepted for this socket but not yet written to the network, when we can tell.
+
+    ASGI gives no back-pressure on send (daphne buffers without limit), so a slow client would let a
+    `yes` grow the worker's memory forever. Under daphne, `send` is partial(server.handle_reply, protocol)
+    and the protocol's transport is a Twisted FileDescriptor whose write buffer we can read."""
+    protocol = send.args[0] if isinstance(send, functools.partial) and send.args else None
+    transport = getattr(protocol, "transport", None)
+    if transport is None or not all(hasattr(transport, a) for a in ("dataBuffer", "offset", "_tempDataLen")):
+        return None
+    return lambda: len(transport.dataBuffer) - transport.offset + transport._tempDataLen
+
+
+async def _pump(queue: asyncio.Queue, send, terminal=None) -> None:
     """Queue → socket. Output already queued behind the first item goes out in the same frame."""
     try:
-        await _pump_items(queue, send)
+        await _pump_items(queue, send, terminal)
     except Exception:  # noqa: BLE001  (the client went away mid-send; the receive side cleans up)
         log.debug("pty socket send failed", exc_info=True)
 
 
-async def _pump_items(queue: asyncio.Queue, send) -> None:
+async def _pump_items(queue: asyncio.Queue, send, terminal) -> None:
+    backlog = socket_backlog(send) if terminal is not None else None
     while True:
+        if backlog is not None and backlog() > SOCKET_HIGH_WATER:
+            terminal.pause_reading(queue)
+            while backlog() > SOCKET_LOW_WATER:
+                await asyncio.sleep(0.005)
+            terminal.resume_reading(queue)
         item = await queue.get()
         if item[0] == "exit":
             await send({"type": "websocket.close", "code": 1000})
@@ -124,10 +147,11 @@ async def _local(terminal, cursor: int, receive, send) -> None:
         if replay:
             await _send_text(send, replay.decode("utf-8", "replace"))
         await send({"type": "websocket.send", "bytes": _cursor_frame(total)})
-        pump = asyncio.ensure_future(_pump(subscriber.queue, send))
+        pump = asyncio.ensure_future(_pump(subscriber.queue, send, terminal))
         await _client_frames(receive, terminal.write)
     finally:
         terminal.detach(subscriber)
+        terminal.resume_reading(subscriber.queue)
         if pump is not None:
             pump.cancel()
 
@@ -180,12 +204,32 @@ async def _remote(manager, row, cursor: int, receive, send) -> None:
                 await _send_text(send, data.decode("utf-8", "replace"))
             return True
 
+        backlog = socket_backlog(send)
+        paused = [False]
+
+        async def pace() -> None:
+            # A slow client here must slow the terminal on its owner: ask it to stop reading for us.
+            if backlog is None:
+                return
+            pending = backlog()
+            if not paused[0] and pending > SOCKET_HIGH_WATER:
+                paused[0] = True
+                await layer.send(owner, {"type": "pty.pause", "id": row.id, "reply": channel})
+            elif paused[0] and pending < SOCKET_LOW_WATER:
+                paused[0] = False
+                await layer.send(owner, {"type": "pty.resume", "id": row.id, "reply": channel})
+
         async def relay() -> None:
             for incoming in early:
                 if not await deliver(incoming):
                     return
-            while await deliver(await layer.receive(channel)):
-                pass
+            while True:
+                while paused[0]:
+                    await asyncio.sleep(0.005)
+                    await pace()
+                if not await deliver(await layer.receive(channel)):
+                    return
+                await pace()
 
         forward = asyncio.ensure_future(relay())
         await _client_frames(

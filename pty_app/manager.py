@@ -189,7 +189,7 @@ class PtyManager:
         backlog.items.append({"type": "pty.output", "offset": item[1], "data": item[2]})
         backlog.size += len(item[2])
         if backlog.size > _FORWARD_HIGH_WATER:
-            terminal.pause_reading()
+            terminal.pause_reading("remote")
         if not backlog.running:
             backlog.running = True
             self._task(self._drain_backlog(terminal, backlog))
@@ -201,10 +201,10 @@ class PtyManager:
                 backlog.size -= len(message["data"])
                 await self._group_send(terminal.id, message)
                 if backlog.size < _FORWARD_LOW_WATER:
-                    terminal.resume_reading()
+                    terminal.resume_reading("remote")
         finally:
             backlog.running = False
-            terminal.resume_reading()
+            terminal.resume_reading("remote")
             if terminal.id not in self.terminals:
                 self._backlogs.pop(terminal.id, None)
 
@@ -257,8 +257,15 @@ class PtyManager:
             terminal.last_activity = time.monotonic()
             replay = terminal.ring.since(int(message.get("cursor", 0)))
             await self._reply(reply, {"type": "pty.replay", "data": replay, "cursor": terminal.ring.total})
+        elif kind == "pty.pause":
+            if terminal is not None:
+                terminal.pause_reading(reply)
+        elif kind == "pty.resume":
+            if terminal is not None:
+                terminal.resume_reading(reply)
         elif kind == "pty.detach":
             if terminal is not None:
+                terminal.resume_reading(reply)
                 terminal.remote_watchers.discard(reply)
                 terminal.last_activity = time.monotonic()
 

@@ -111,6 +111,7 @@ class Terminal:
         self.ready: asyncio.Event | None = None
         self._finishing = False
         self._paused = False
+        self._pause_reasons: set = set()
         self._remote_forward: Callable[[tuple], None] | None = None
 
     @property
@@ -260,14 +261,17 @@ class Terminal:
         if self.remote_watchers and self._remote_forward is not None:
             self._remote_forward(item)
 
-    def pause_reading(self) -> None:
-        """Back-pressure: stop draining the master, so a fast child blocks on its own writes."""
+    def pause_reading(self, reason: object) -> None:
+        """Back-pressure: stop draining the master while any reader (a slow socket, a lagging channel
+        layer) is behind, so a fast child blocks on its own writes instead of our memory growing."""
+        self._pause_reasons.add(reason)
         if not self._paused and not self._finishing and self.fd >= 0:
             self._paused = True
             self.loop.remove_reader(self.fd)
 
-    def resume_reading(self) -> None:
-        if self._paused:
+    def resume_reading(self, reason: object) -> None:
+        self._pause_reasons.discard(reason)
+        if self._paused and not self._pause_reasons:
             self._paused = False
             if not self._finishing and self.fd >= 0:
                 contextvars.Context().run(self.loop.add_reader, self.fd, self._on_readable)

@@ -64,3 +64,21 @@ async def test_heavy_output_arrives_complete_and_in_order_on_the_other_worker(al
     numbers = [line for line in screen.text.replace("\r", "").split("\n") if line.isdigit()]
     assert numbers == [str(n) for n in range(1, 1000001)]
     alice.delete(f"/pty/{pty['id']}")
+
+
+async def test_a_slow_client_on_the_other_worker_slows_the_terminal_on_its_owner(alice, server, second_worker):
+    import asyncio
+
+    from tests.pty.test_terminal_behaviour import _rss_bytes
+
+    pty = create_pty(alice, command="/bin/sh", args=["-c", "read x; exec cat /dev/zero | tr '\\0' x"])
+    async with open_socket(alice, pty["id"], base_url=second_worker.url, cursor=-1) as ws:
+        screen = Screen(ws)
+        await screen.until(lambda s: s.cursors)
+        before = {pid: _rss_bytes(pid) for pid in (server.process.pid, second_worker.process.pid)}
+        await ws.send("\r")
+        await asyncio.sleep(3)
+        for pid, rss in before.items():
+            assert _rss_bytes(pid) - rss < 64 * 1024 * 1024
+        await screen.until(lambda s: len(s.text) > 1_000_000)
+    alice.delete(f"/pty/{pty['id']}")

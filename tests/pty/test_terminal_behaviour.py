@@ -1,5 +1,6 @@
 """What a client sees on the socket: resize, several clients, replay by cursor, exit."""
 import asyncio
+import os
 
 from tests.pty.conftest import Screen, create_pty, open_socket, shell_body, wait_for
 
@@ -113,3 +114,23 @@ async def test_multibyte_output_is_never_split_into_replacement_characters(alice
         replay = Screen(ws)
         await replay.until(lambda s: s.cursors)
     assert "\ufffd" not in replay.text
+
+
+def _rss_bytes(pid: int) -> int:
+    with open(f"/proc/{pid}/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+async def test_a_client_that_stops_reading_slows_the_terminal_instead_of_growing_the_server(alice, server,
+                                                                                           cleanup_ptys):
+    pty = create_pty(alice, command="/bin/sh", args=["-c", "read x; exec cat /dev/zero | tr '\\0' x"])
+    async with open_socket(alice, pty["id"], cursor=-1) as ws:
+        screen = Screen(ws)
+        await screen.until(lambda s: s.cursors)
+        before = _rss_bytes(server.process.pid)
+        await ws.send("\r")
+        await asyncio.sleep(3)  # not reading: the client's and the kernel's buffers fill up
+        grown = _rss_bytes(server.process.pid) - before
+        assert grown < 64 * 1024 * 1024, f"server grew by {grown / 1e6:.0f} MB"
+        await screen.until(lambda s: len(s.text) > 1_000_000)  # and output still flows when read again
+    alice.delete(f"/pty/{pty['id']}")
