@@ -123,6 +123,7 @@ async def main() -> int:
     parser.add_argument("--ws-url", help="attach the WebSockets through this base URL (another worker)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per workload; the best is shown")
     parser.add_argument("--echo-count", type=int, default=200)
+    parser.add_argument("--only", help="run only the workloads whose label contains this text")
     args = parser.parse_args()
     target = Target(args.url, args.token, args.basic, args.directory, args.ws_url)
 
@@ -131,6 +132,8 @@ async def main() -> int:
     print(f"| {'output through PTY → WebSocket':<44} | {'MB/s':>7} | {'MB':>6} | {'frames':>7} | {'seconds':>7} |")
     print(f"|{'-' * 46}|{'-' * 9}|{'-' * 8}|{'-' * 9}|{'-' * 9}|")
     for label, script in WORKLOADS:
+        if args.only and args.only not in label:
+            continue
         runs = [await throughput(target, script) for _ in range(max(args.repeat, 1))]
         rate, size, frames, seconds = max(runs)
         print(f"| {label:<44} | {rate:7.1f} | {size / 1e6:6.1f} | {frames:7d} | {seconds:7.2f} |", flush=True)
