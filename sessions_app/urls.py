@@ -84,3 +84,16 @@ v2 += [
     path("session/<str:sessionID>/wait", rv.V2WaitView.as_view(), name="session.wait"),
 ]
 # ---- end RUNNER helper section -------------------------------------------------------------------
+
+# ---- (2c) revert / unrevert / diff — SNAPSHOTS helper ---------------------------------------------
+from sessions_app.api import revert_views as sv  # noqa: E402
+
+original += [
+    path("session/<str:sessionID>/revert", sv.RevertView.as_view(), name="session.revert"),
+    path("session/<str:sessionID>/unrevert", sv.UnrevertView.as_view(), name="session.unrevert"),
+    path("session/<str:sessionID>/diff", sv.DiffView.as_view(), name="session.diff"),
+]
+v2 += [
+    path("session/<str:sessionID>/diff", sv.V2DiffView.as_view(), name="session.diff"),
+]
+# ---- end SNAPSHOTS helper section -----------------------------------------------------------------

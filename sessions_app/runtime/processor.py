@@ -19,6 +19,7 @@ from agentserver.errors import ApiError
 from providers_app.errors import APIError, ProviderError
 from providers_app.stream import Finish, ReasoningDelta, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 from sessions_app.models import Part, Session
+from sessions_app.runtime import snapshots
 from sessions_app.runtime.leases import close_part
 from sessions_app.runtime.tools import PermissionRejected, ToolContext, ToolError
 from sessions_app.services import messages as message_service
@@ -154,7 +155,7 @@ class StepProcessor:
     async def _on_event(self, event) -> None:
         if not self.started:
             self.started = True
-            await self.save(self._new_part("step-start"))
+            await self.save(self._new_part("step-start", **await snapshots.step_start(self)))
         if isinstance(event, TextDelta):
             if not event.text:
                 return
@@ -203,12 +204,14 @@ class StepProcessor:
         finish = self.finish
         usage, cost = finish.usage, float(finish.cost or 0)
         tokens = usage.wire()
-        await self.save(self._new_part("step-finish", reason=finish.reason, cost=cost, tokens=tokens))
+        await self.save(self._new_part("step-finish", reason=finish.reason, cost=cost, tokens=tokens,
+                                       **await snapshots.step_finish(self)))
         self.info["finish"] = finish.reason
         self.info["tokens"] = tokens
         self.info["cost"] = float(self.info.get("cost") or 0) + cost
         await db(message_service.message_save)(session=self.session, info=dict(self.info))
         await db(add_session_usage)(self.session.id, cost, tokens)
+        await snapshots.after_step(self)  # patch part, session summary, session.diff (SNAPSHOTS)
         if self.blocked:
             return "stop"
         return "continue" if finish.reason == "tool-calls" else "stop"

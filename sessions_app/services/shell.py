@@ -55,6 +55,10 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
     if not leases.acquire(session.id, holder):
         raise SessionBusy(f"Session is busy: {session.id}", sessionID=session.id)
     try:
+        if session.revert:  # a staged revert becomes final before the command's messages (SNAPSHOTS)
+            from sessions_app.services.revert import revert_cleanup
+
+            revert_cleanup(session=session)
         _status(session, holder, leases.BUSY)
         return _run(session, context, agent, model, command, holder)
     finally:

@@ -1,0 +1,61 @@
+"""session.revert / session.unrevert / session.diff (original) and v2 session.diff (reference §5.7)."""
+from __future__ import annotations
+
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from agentserver.api import ApiView, IdField, parse, parse_query
+from sessions_app.api.original import session_from_path
+from sessions_app.services import revert as revert_service
+from sessions_app.services import session_diff
+from sessions_app.wire import session_wire
+
+
+class RevertBody(serializers.Serializer):
+    messageID = IdField("msg")
+    partID = IdField("prt", required=False)
+
+
+class DiffQuery(serializers.Serializer):
+    messageID = IdField("msg", required=False)
+
+
+def diffs_of(request, sessionID: str) -> list[dict]:
+    session = session_from_path(request, sessionID)
+    message_id = parse_query(DiffQuery, request).get("messageID")
+    if message_id:
+        return session_diff.turn_diff(session=session, message_id=message_id)
+    return session_diff.whole_diff(session=session)
+
+
+class RevertView(ApiView):
+    operation_ids = {"POST": "session.revert"}
+
+    def post(self, request, sessionID: str):
+        session = session_from_path(request, sessionID)
+        body = parse(RevertBody, request.data)
+        session = revert_service.session_revert(session=session, message_id=body["messageID"],
+                                                part_id=body.get("partID"))
+        return Response(session_wire(session))
+
+
+class UnrevertView(ApiView):
+    operation_ids = {"POST": "session.unrevert"}
+
+    def post(self, request, sessionID: str):
+        session = revert_service.session_unrevert(session=session_from_path(request, sessionID))
+        return Response(session_wire(session))
+
+
+class DiffView(ApiView):
+    operation_ids = {"GET": "session.diff"}
+
+    def get(self, request, sessionID: str):
+        return Response(diffs_of(request, sessionID))
+
+
+class V2DiffView(ApiView):
+    operation_ids = {"GET": "session.diff"}
+
+    def get(self, request, sessionID: str):
+        return Response({"data": diffs_of(request, sessionID)})

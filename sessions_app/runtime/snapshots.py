@@ -1,0 +1,326 @@
+"""Snapshots of a project's files (reference §5.7, opencode `snapshot/index.ts`).
+
+A private git repository per (owner, project, worktree) lives under DATA_DIR/snapshot/<owner>/<project>/
+<hash of worktree>; git runs with `--git-dir` there and `--work-tree` = the project's tree, so the user's own
+`.git` is never written. A snapshot is a tree object (`write-tree` of everything `git add .` picks up,
+honouring the tree's ignore files and the repo's info/exclude; files over 2 MiB are left out).
+
+Everything here is synchronous (subprocess); async callers go through `run(...)` (a worker thread).
+Work on one snapshot repository is serialized by a thread lock plus an flock (several server workers)."""
+from __future__ import annotations
+
+import difflib
+import fcntl
+import hashlib
+import logging
+import os
+import re
+import subprocess
+import threading
+from contextlib import contextmanager
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+
+from agentserver import paths
+
+log = logging.getLogger(__name__)
+SIZE_LIMIT = 2 * 1024 * 1024
+GIT_TIMEOUT = 120
+_CORE = ["-c", "core.longpaths=true", "-c", "core.symlinks=true", "-c", "core.autocrlf=false",
+         "-c", "core.quotepath=false", "-c", "core.fsmonitor=false"]
+_SAFE_COMPONENT = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def run(fn, *args, **kwargs):
+    """Await a blocking snapshot call from the event loop (in a worker thread)."""
+    return sync_to_async(fn, thread_sensitive=False)(*args, **kwargs)
+
+
+def _git_env() -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    # File names are literal paths, never globs; no prompts, no user/system config surprises.
+    env.update(GIT_LITERAL_PATHSPECS="1", GIT_TERMINAL_PROMPT="0", GIT_CONFIG_NOSYSTEM="1")
+    return env
+
+
+def _context_bases(context) -> list[str]:
+    from auth_app.tokens import roots_of
+    from projects_app.workspaces import server_workspace_directories
+
+    return roots_of(context.user) + server_workspace_directories(context.user, context.workspace_id)
+
+
+def for_context(context, config: dict | None = None) -> "Snapshots | None":
+    """The snapshot repository of a runtime context; None when snapshots are off (not git, `snapshot: false`)."""
+    if context is None or context.vcs != "git" or (config or {}).get("snapshot") is False:
+        return None
+    project_id = str(context.project_id)
+    if not _SAFE_COMPONENT.match(project_id):
+        return None
+    bases = _context_bases(context)
+    # The worktree may lie above the user's roots (a root inside a bigger repository): then only the
+    # confined directory is snapshotted, so revert can never touch files outside the roots.
+    tree = context.worktree if paths.within_any(context.worktree, bases) else context.directory
+    try:
+        tree = paths.confine(tree, bases)
+    except Exception:  # noqa: BLE001 — a context outside the roots has no snapshots
+        return None
+    return Snapshots(owner_id=context.user.pk, project_id=project_id, worktree=tree)
+
+
+class Snapshots:
+    def __init__(self, *, owner_id, project_id: str, worktree: str):
+        self.worktree = worktree
+        base = os.path.join(str(settings.DATA_DIR), "snapshot")
+        digest = hashlib.sha1(worktree.encode()).hexdigest()
+        self.gitdir = paths.confine(os.path.join(base, str(int(owner_id)), project_id, digest), [base])
+
+    # ---- plumbing ---------------------------------------------------------------------------------
+    def _git(self, *args: str, cwd: str | None = None, tree: bool = True) -> subprocess.CompletedProcess:
+        prefix = ["--git-dir", self.gitdir] + (["--work-tree", self.worktree] if tree else [])
+        try:
+            return subprocess.run(["git", *_CORE, *prefix, *args], cwd=cwd or self.worktree, env=_git_env(),
+                                  capture_output=True, timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError) as error:
+            return subprocess.CompletedProcess(args, 1, b"", str(error).encode())
+
+    @contextmanager
+    def _locked(self):
+        with _locks_guard:
+            lock = _locks.setdefault(self.gitdir, threading.Lock())
+        with lock:
+            os.makedirs(self.gitdir, exist_ok=True)
+            with open(os.path.join(self.gitdir, "agentserver.lock"), "a") as handle:
+                fcntl.flock(handle, fcntl.LOCK_EX)
+                try:
+                    yield
+                finally:
+                    fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def _init(self) -> None:
+        if os.path.exists(os.path.join(self.gitdir, "HEAD")):
+            return
+        self._git("init", "-q")
+        for key, value in (("core.autocrlf", "false"), ("core.longpaths", "true"),
+                           ("core.symlinks", "true"), ("core.fsmonitor", "false"), ("gc.auto", "0")):
+            self._git("config", key, value, tree=False)
+
+    def _user_excludes(self) -> str:
+        """The user's repo's info/exclude (read only), so what they exclude is not snapshotted either."""
+        try:
+            out = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-path", "info/exclude"],
+                                 cwd=self.worktree, env=_git_env(), capture_output=True, text=True, timeout=10)
+            path = out.stdout.strip()
+            if out.returncode == 0 and path and os.path.isfile(path):
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    return handle.read().rstrip()
+        except (OSError, subprocess.SubprocessError):
+            pass
+        return ""
+
+    def _write_excludes(self, large: list[str]) -> None:
+        lines = [self._user_excludes()] + ["/" + _escape_exclude(item) for item in large]
+        text = "\n".join(line for line in lines if line)
+        os.makedirs(os.path.join(self.gitdir, "info"), exist_ok=True)
+        with open(os.path.join(self.gitdir, "info", "exclude"), "w", encoding="utf-8") as handle:
+            handle.write(text + "\n" if text else "")
+
+    def _add(self) -> None:
+        """Stage the tree's current state into the snapshot index (large files excluded)."""
+        self._write_excludes([])
+        changed = self._git("diff-files", "--name-only", "-z", "--", ".")
+        others = self._git("ls-files", "--others", "--exclude-standard", "-z", "--", ".")
+        if changed.returncode or others.returncode:
+            log.warning("snapshot: cannot list files of %s: %s", self.worktree, (changed.stderr or others.stderr)[:300])
+            return
+        names = {n for n in (changed.stdout + others.stdout).decode(errors="surrogateescape").split("\0") if n}
+        if not names:
+            return
+        large = [n for n in sorted(names) if _size(os.path.join(self.worktree, n)) > SIZE_LIMIT]
+        if large:
+            self._write_excludes(large)
+        result = self._git("add", "--all", ".")
+        if result.returncode:
+            log.warning("snapshot: git add failed in %s: %s", self.worktree, result.stderr[:300])
+
+    def _abs(self, rel: str) -> str:
+        return os.path.join(self.worktree, rel)
+
+    def _inside(self, file: str) -> str | None:
+        try:
+            return paths.confine(file, [self.worktree], relative_to=self.worktree)
+        except Exception:  # noqa: BLE001 — a stored path outside the tree is ignored, never touched
+            return None
+
+    # ---- operations -------------------------------------------------------------------------------
+    def track(self) -> str | None:
+        """The tree hash of the current state (None when git fails)."""
+        with self._locked():
+            self._init()
+            self._add()
+            result = self._git("write-tree")
+            tree = result.stdout.decode().strip()
+            return tree if result.returncode == 0 and tree else None
+
+    def patch(self, tree: str, to: str | None = None) -> dict:
+        """{hash, files}: absolute paths of the files that differ from snapshot `tree` now (or in snapshot `to`)."""
+        if to is not None and to == tree:
+            return {"hash": tree, "files": []}
+        with self._locked():
+            if to is None:
+                self._add()
+            target = ["--cached", tree] if to is None else [tree, to]
+            result = self._git("diff", "--no-ext-diff", "--no-renames", "--name-only", "-z", *target, "--", ".")
+            if result.returncode:
+                return {"hash": tree, "files": []}
+            names = [n for n in result.stdout.decode(errors="replace").split("\0") if n]
+            return {"hash": tree, "files": [self._abs(n) for n in names]}
+
+    def restore(self, tree: str) -> bool:
+        """Put every file of snapshot `tree` back (files created since are left alone, as opencode)."""
+        with self._locked():
+            if self._git("read-tree", tree).returncode:
+                return False
+            return self._git("checkout-index", "-a", "-f").returncode == 0
+
+    def revert(self, patches: list[dict]) -> None:
+        """Each file back to its content in the earliest patch naming it; deleted if it did not exist there."""
+        seen: set[str] = set()
+        with self._locked():
+            for patch in patches:
+                tree = patch.get("hash")
+                if not isinstance(tree, str) or not tree:
+                    continue
+                for file in patch.get("files") or []:
+                    real = self._inside(file) if isinstance(file, str) else None
+                    if real is None or real in seen or real == self.worktree:
+                        continue
+                    seen.add(real)
+                    self._revert_file(tree, real)
+
+    def _revert_file(self, tree: str, file: str) -> None:
+        rel = os.path.relpath(file, self.worktree)
+        listed = self._git("ls-tree", "--name-only", tree, "--", rel)
+        if listed.returncode == 0 and listed.stdout.strip():
+            if self._git("checkout", tree, "--", rel).returncode:
+                log.warning("snapshot: could not restore %s from %s", rel, tree)
+            return
+        if listed.returncode == 0 and (os.path.isfile(file) or os.path.islink(file)):
+            os.unlink(file)
+
+    def diff(self, tree: str) -> str:
+        """Unified diff from snapshot `tree` to the current state."""
+        with self._locked():
+            self._add()
+            result = self._git("diff", "--cached", "--no-ext-diff", "--no-renames", tree, "--", ".")
+            return result.stdout.decode(errors="replace").strip() if result.returncode == 0 else ""
+
+    def diff_full(self, before: str, after: str) -> list[dict]:
+        """FileDiff per changed file between two snapshots: worktree-relative `file`, `before`/`after` contents,
+        `additions`/`deletions`, `status`, and (1.18) the file's unified `patch`."""
+        if not before or not after or before == after:
+            return []
+        with self._locked():
+            statuses: dict[str, str] = {}
+            result = self._git("diff", "--no-ext-diff", "--no-renames", "--name-status", "-z", before, after, "--", ".")
+            fields = result.stdout.decode(errors="replace").split("\0")
+            for code, name in zip(fields[0::2], fields[1::2]):
+                if name:
+                    statuses[name] = "added" if code.startswith("A") else "deleted" if code.startswith("D") else "modified"
+            numstat = self._git("diff", "--no-ext-diff", "--no-renames", "--numstat", "-z", before, after, "--", ".")
+            out = []
+            for line in numstat.stdout.decode(errors="replace").split("\0"):
+                adds, _, rest = line.partition("\t")
+                dels, _, name = rest.partition("\t")
+                if not name:
+                    continue
+                binary = adds == "-" and dels == "-"
+                old = "" if binary else self._show(before, name)
+                new = "" if binary else self._show(after, name)
+                out.append({"file": name, "before": old, "after": new,
+                            "additions": 0 if binary else _int(adds), "deletions": 0 if binary else _int(dels),
+                            "status": statuses.get(name, "modified"), "patch": file_patch(name, old, new)})
+            return out
+
+    def _show(self, tree: str, name: str) -> str:
+        result = self._git("show", f"{tree}:{name}", tree=False)
+        return result.stdout.decode(errors="replace") if result.returncode == 0 else ""
+
+
+def file_patch(name: str, before: str, after: str) -> str:
+    """One file's unified diff in the shape opencode 1.18 stores (jsdiff's createTwoFilesPatch)."""
+    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True), n=3)
+    body = []
+    for index, line in enumerate(lines):
+        if index < 2:
+            continue  # difflib's own ---/+++ header
+        if line.startswith("@@"):
+            line = re.sub(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@",
+                          lambda m: f"@@ -{m[1]},{m[2] or 1} +{m[3]},{m[4] or 1} @@", line)
+        body.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return (f"Index: {name}\n{'=' * 67}\n--- {name}\t\n+++ {name}\t\n" + "".join(body))
+
+
+def _escape_exclude(name: str) -> str:
+    return re.sub(r"([\\*?\[\]!#])", r"\\\1", name)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size if os.path.isfile(path) else 0
+    except OSError:
+        return 0
+
+
+def _int(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        return 0
+
+
+# ---- hooks of the step processor (reference §5.2 step 10) ----------------------------------------------
+# Each returns quickly when snapshots are off; git runs in a worker thread, the ORM in the runner's thread.
+
+def _db(fn):
+    return sync_to_async(fn, thread_sensitive=True)
+
+
+async def step_start(processor) -> dict:
+    """Fields of the step-start part: the snapshot before the step (`{}` when snapshots are off)."""
+    step = processor.step
+    state = processor.snapshot_state = {}
+    snaps = await _db(for_context)(step.context, step.config)
+    state["repo"] = snaps
+    state["start"] = await run(snaps.track) if snaps is not None else None
+    return {"snapshot": state["start"]} if state["start"] else {}
+
+
+async def step_finish(processor) -> dict:
+    """Fields of the step-finish part: the snapshot after the step."""
+    state = getattr(processor, "snapshot_state", None) or {}
+    snaps = state.get("repo")
+    state["end"] = await run(snaps.track) if snaps is not None else None
+    return {"snapshot": state["end"]} if state["end"] else {}
+
+
+async def after_step(processor) -> None:
+    """A `patch` part when the step changed files, then the session's summary, `session.diff` and the user
+    message's summary.diffs."""
+    from sessions_app.services.session_diff import summarize
+
+    state = getattr(processor, "snapshot_state", None) or {}
+    snaps, start, end = state.get("repo"), state.get("start"), state.get("end")
+    if snaps is None or not start or not end:
+        return
+    patch = await run(snaps.patch, start, end)
+    if patch["files"]:
+        await processor.save(processor._new_part("patch", hash=patch["hash"], files=patch["files"]))
+    try:
+        await _db(summarize)(session=processor.session, user_message_id=processor.info.get("parentID"),
+                             snaps=snaps, changed=bool(patch["files"]))
+    except Exception:  # noqa: BLE001 — a summary failure must not fail the turn
+        log.exception("session summary of %s", processor.session.id)

@@ -1,0 +1,89 @@
+"""Session and per-turn file diffs from the step snapshots (reference §5.2 step 10, §5.7 "Session diff",
+opencode `session/summary.ts`, seed-era behaviour).
+
+A turn's diff runs from the first `step-start` snapshot to the last `step-finish` snapshot among a user
+message and its assistant replies; the whole-session diff does the same over every message. After each
+step the runner stores the session's `summary {additions, deletions, files}`, publishes `session.diff`
+and writes the turn's diffs onto the user message's `summary.diffs`."""
+from __future__ import annotations
+
+from sessions_app.models import Message, Part, Session
+from sessions_app.runtime import snapshots as snapshot_store
+from sessions_app.services import messages as message_service
+
+
+def snapshots_for(session: Session):
+    """The snapshot repository of the session's pinned context (None when off or the directory is gone)."""
+    from sessions_app.runtime.turn import load_config, session_context
+
+    try:
+        context = session_context(session)
+    except Exception:  # noqa: BLE001 — a vanished or no longer allowed directory has no snapshots
+        return None
+    return snapshot_store.for_context(context, load_config(context))
+
+
+def _bounds(parts) -> tuple[str | None, str | None]:
+    start = parts.filter(type="step-start", data__has_key="snapshot").order_by("message_id", "id").first()
+    end = parts.filter(type="step-finish", data__has_key="snapshot").order_by("-message_id", "-id").first()
+    return (start.data.get("snapshot") if start else None), (end.data.get("snapshot") if end else None)
+
+
+def _turn_message_ids(session: Session, user_message_id: str) -> list[str]:
+    return [user_message_id] + list(Message.objects.filter(session=session, role="assistant",
+                                                           info__parentID=user_message_id).values_list("id", flat=True))
+
+
+def turn_diff(*, session: Session, message_id: str, snaps=None) -> list[dict]:
+    """The FileDiffs of one turn. An assistant message stands for the turn it answers; unknown → []."""
+    message = Message.objects.filter(session=session, id=message_id).first()
+    if message is None:
+        return []
+    user_id = message.id if message.role == "user" else (message.info or {}).get("parentID")
+    if not isinstance(user_id, str):
+        return []
+    start, end = _bounds(Part.objects.filter(session=session, message_id__in=_turn_message_ids(session, user_id)))
+    return _diff(session, start, end, snaps)
+
+
+def whole_diff(*, session: Session, snaps=None) -> list[dict]:
+    start, end = _bounds(Part.objects.filter(session=session))
+    return _diff(session, start, end, snaps)
+
+
+def _diff(session: Session, start: str | None, end: str | None, snaps) -> list[dict]:
+    if not start or not end or start == end:
+        return []
+    snaps = snaps or snapshots_for(session)
+    return snaps.diff_full(start, end) if snaps is not None else []
+
+
+def totals(diffs: list[dict]) -> dict:
+    return {"additions": sum(d.get("additions") or 0 for d in diffs),
+            "deletions": sum(d.get("deletions") or 0 for d in diffs), "files": len(diffs)}
+
+
+def summarize(*, session: Session, user_message_id: str | None, snaps=None, changed: bool = True) -> None:
+    """After a step: session summary (session.updated), `session.diff`, the user message's summary.diffs
+    (message.updated). A step that changed nothing skips the work once a summary exists."""
+    from sessions_app.services.sessions import session_set
+
+    session.refresh_from_db()
+    if not changed and session.summary is not None:
+        return
+    snaps = snaps or snapshots_for(session)
+    diffs = whole_diff(session=session, snaps=snaps)
+    summary = totals(diffs)
+    if summary != session.summary:
+        session_set(session=session, touch=False, summary=summary)
+    message_service.publish_for(session, "session.diff", {"sessionID": session.id, "diff": diffs})
+    if not user_message_id:
+        return
+    user = Message.objects.filter(session=session, id=user_message_id, role="user").first()
+    if user is None:
+        return
+    turn = turn_diff(session=session, message_id=user_message_id, snaps=snaps)
+    info = dict(user.info)
+    if (info.get("summary") or {}).get("diffs") != turn:
+        info["summary"] = {**(info.get("summary") or {}), "diffs": turn}
+        message_service.message_save(session=session, info=info)

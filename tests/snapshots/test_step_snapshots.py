@@ -1,0 +1,40 @@
+import re
+
+from tests.snapshots.conftest import messages_of, parts_of
+
+HASH = re.compile(r"^[0-9a-f]{40}$")
+
+
+def test_steps_carry_snapshots_and_a_patch_lists_the_changed_files(alice, session_of, edit_turn):
+    session = session_of()
+    edit_turn(session["id"])
+    messages = messages_of(alice, session["id"])
+    tool_step, final_step = messages[1], messages[2]
+    starts, finishes = parts_of([tool_step], "step-start"), parts_of([tool_step], "step-finish")
+    assert HASH.match(starts[0]["snapshot"]) and HASH.match(finishes[0]["snapshot"])
+    assert starts[0]["snapshot"] != finishes[0]["snapshot"]
+    patch = parts_of([tool_step], "patch")[0]
+    assert patch["hash"] == starts[0]["snapshot"]
+    assert sorted(patch["files"]) == sorted([str(alice.repo / "README.md"), str(alice.repo / "new.txt")])
+    assert [p["type"] for p in tool_step["parts"]][-2:] == ["step-finish", "patch"]
+    # The answer step starts where the tool step ended and changes nothing: no patch part.
+    assert parts_of([final_step], "step-start")[0]["snapshot"] == finishes[0]["snapshot"]
+    assert parts_of([final_step], "patch") == []
+
+
+def test_the_summary_is_stored_and_published(alice, session_of, edit_turn, recorder):
+    session = session_of()
+    events = recorder()
+    edit_turn(session["id"])
+    summary = alice.get(f"/session/{session['id']}").json()["summary"]
+    assert summary == {"additions": 4, "deletions": 1, "files": 2}
+    user = messages_of(alice, session["id"])[0]["info"]
+    diffs = {d["file"]: d for d in user["summary"]["diffs"]}
+    assert diffs["new.txt"]["status"] == "added" and diffs["README.md"]["status"] == "modified"
+    event = events.wait_for(lambda e: e["type"] == "session.diff" and e["properties"]["diff"])
+    assert event["properties"]["sessionID"] == session["id"]
+    assert {d["file"] for d in event["properties"]["diff"]} == {"new.txt", "README.md"}
+    types = events.types(session["id"])
+    first_patch = next(i for i, e in enumerate(events.of(session["id"]))
+                       if e["type"] == "message.part.updated" and e["properties"]["part"]["type"] == "patch")
+    assert "session.diff" in types[first_patch:]
