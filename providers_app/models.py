@@ -24,3 +24,20 @@ class OAuthPending(models.Model):
 
     def __str__(self) -> str:
         return f"{self.provider_id} (method {self.method})"
+
+
+class McpServer(models.Model):
+    """An MCP server added at runtime with `mcp.server.create`, on top of the config's `mcp` map, for one user in
+    one project. The config (which may carry headers and environment secrets) is stored Fernet-encrypted."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="mcp_servers")
+    project_id = models.CharField(max_length=255)
+    name = models.CharField(max_length=255)
+    ciphertext = models.TextField()
+    time_created = models.BigIntegerField(default=_now_ms)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "project_id", "name"], name="one_mcp_server_per_name")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.project_id})"

@@ -20,3 +20,20 @@ v2: list = [
     path("catalog/model/<str:providerID>/<path:modelID>", views.CatalogModelView.as_view(),
          name="catalog.model.get"),
 ]
+
+# ---- MCP (providers_app/api_mcp.py) ----------------------------------------------------------------------
+from providers_app import api_mcp  # noqa: E402
+
+original += [
+    path("mcp", api_mcp.McpStatusView.as_view(), name="mcp.status"),
+]
+v2 += [
+    path("mcp/server", api_mcp.V2ServerView.as_view(), name="mcp.server.list"),
+    path("mcp/server/<str:name>/oauth", api_mcp.V2OAuthView.as_view(), name="mcp.server.oauth.start"),
+    path("mcp/server/<str:name>/oauth/callback", api_mcp.V2OAuthCallbackView.as_view(),
+         name="mcp.server.oauth.callback"),
+    path("mcp/prompt", api_mcp.V2PromptListView.as_view(), name="mcp.prompt.list"),
+    path("mcp/prompt/render", api_mcp.V2PromptRenderView.as_view(), name="mcp.prompt.render"),
+    path("mcp/resource", api_mcp.V2ResourceListView.as_view(), name="mcp.resource.list"),
+    path("mcp/resource/read", api_mcp.V2ResourceReadView.as_view(), name="mcp.resource.read"),
+]

@@ -12,8 +12,7 @@ class ToolIdsView(ApiView):
     operation_ids = {"GET": "tool.ids"}
 
     def get(self, request):
-        self.context(request)
-        return Response(tools.tool_ids())
+        return Response(tools.tool_ids(self.context(request)))
 
 
 class ToolListQuery(serializers.Serializer):

@@ -1,6 +1,9 @@
 """The tool registry. `tools_for()` is what the runner offers a model; GET /experimental/tool lists the same."""
 from __future__ import annotations
 
+import logging
+from typing import Callable
+
 from sessions_app.runtime.tools.apply_patch import ApplyPatchTool
 from sessions_app.runtime.tools.base import (PermissionRejected, QuestionRejected, Tool, ToolContext, ToolError,
                                              ToolResult)
@@ -18,8 +21,8 @@ from sessions_app.runtime.tools.todo import TodoReadTool, TodoWriteTool
 from sessions_app.runtime.tools.webfetch import WebFetchTool
 from sessions_app.runtime.tools.write import WriteTool
 
-__all__ = ["REGISTRY", "tool_ids", "tools_for", "get_tool", "Tool", "ToolContext", "ToolResult", "ToolError",
-           "PermissionRejected", "QuestionRejected"]
+__all__ = ["REGISTRY", "tool_ids", "tools_for", "get_tool", "register_dynamic", "dynamic_tools", "Tool",
+           "ToolContext", "ToolResult", "ToolError", "PermissionRejected", "QuestionRejected"]
 
 # Order as opencode 1.18 lists them (GET /experimental/tool/ids), then the seed-era extras.
 REGISTRY: dict[str, Tool] = {tool.id: tool for tool in (
@@ -29,10 +32,34 @@ REGISTRY: dict[str, Tool] = {tool.id: tool for tool in (
 
 # Not offered to models (seed-era only), still runnable when a model asks for them by name.
 LEGACY = {"list", "todoread"}
+log = logging.getLogger(__name__)
 
 
-def tool_ids() -> list[str]:
-    return list(REGISTRY)
+# ---- dynamic tools (MCP servers' tools) ------------------------------------------------------------------
+# Other apps register a provider `(context, config) -> list[Tool]` (providers_app registers the MCP tools in
+# its AppConfig.ready). Their tools join the model's list after the built-in ones, never replacing one.
+DYNAMIC: list[Callable] = []
+
+
+def register_dynamic(provider: Callable) -> None:
+    if provider not in DYNAMIC:
+        DYNAMIC.append(provider)
+
+
+def dynamic_tools(context, config: dict | None = None) -> list[Tool]:
+    if context is None:
+        return []
+    out: list[Tool] = []
+    for provider in DYNAMIC:
+        try:
+            out.extend(t for t in provider(context, config) if t.id not in REGISTRY)
+        except Exception:  # a broken tool source must not stop a turn
+            log.exception("dynamic tools of %r", provider)
+    return out
+
+
+def tool_ids(context=None) -> list[str]:
+    return list(REGISTRY) + [t.id for t in dynamic_tools(context)]
 
 
 def uses_patch(model_id: str | None) -> bool:
@@ -62,6 +89,7 @@ def tools_for(*, agent: dict | None = None, config: dict | None = None, model: s
         elif tool_id == "task":
             tool = TaskTool(agent_list(config or {}))
         out.append(tool)
+    out.extend(dynamic_tools(context, config))
     if agent is not None:
         rules = list(agent.get("permission") or []) + list(session_rules or [])
         denied = disabled_tools([t.id for t in out], rules)

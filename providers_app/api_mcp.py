@@ -1,0 +1,114 @@
+"""Thin views of the MCP routes: v2 mcp.* and the original GET /mcp status map."""
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from agentserver.api import ApiView, V2RequestView, parse, parse_query
+from providers_app.mcp import configs, oauth, registry
+
+
+def _name(value: str) -> str:
+    return configs.check_name(value, ["name"])
+
+
+class StringMapField(serializers.DictField):
+    child = serializers.CharField(allow_blank=True, max_length=65536)
+
+
+class StrictCharField(serializers.CharField):
+    """No coercion: 5 is not the name "5"."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            raise serializers.ValidationError("must be a string")
+        return super().to_internal_value(data)
+
+
+class CreateInput(serializers.Serializer):
+    name = StrictCharField(max_length=128)
+    config = serializers.JSONField()
+
+
+class PromptRenderInput(serializers.Serializer):
+    server = StrictCharField(max_length=128)
+    name = StrictCharField(max_length=1024)
+    arguments = StringMapField(required=False)
+
+
+class ResourceReadQuery(serializers.Serializer):
+    server = serializers.CharField(max_length=128)
+    uri = serializers.CharField(max_length=8192)
+    directory = serializers.CharField(required=False)
+    workspace = serializers.CharField(required=False)
+
+
+class CallbackInput(serializers.Serializer):
+    code = StrictCharField(max_length=8192)
+
+
+class McpStatusView(ApiView):
+    operation_ids = {"GET": "mcp.status"}
+
+    def get(self, request):
+        return Response(registry.status_map(context=self.context(request)))
+
+
+class V2ServerView(V2RequestView):
+    operation_ids = {"GET": "mcp.server.list", "POST": "mcp.server.create"}
+
+    def get(self, request):
+        return Response(registry.server_list(context=self.context(request)))
+
+    def post(self, request):
+        data = parse(CreateInput, request.data)
+        return Response(registry.server_create(context=self.context(request), name=data["name"],
+                                               config=data["config"]))
+
+
+class V2PromptListView(V2RequestView):
+    operation_ids = {"GET": "mcp.prompt.list"}
+
+    def get(self, request):
+        return Response(registry.prompt_list(context=self.context(request)))
+
+
+class V2PromptRenderView(V2RequestView):
+    operation_ids = {"POST": "mcp.prompt.render"}
+
+    def post(self, request):
+        data = parse(PromptRenderInput, request.data)
+        return Response(registry.prompt_render(context=self.context(request), server=data["server"],
+                                               name=data["name"], arguments=data.get("arguments")))
+
+
+class V2ResourceListView(V2RequestView):
+    operation_ids = {"GET": "mcp.resource.list"}
+
+    def get(self, request):
+        return Response(registry.resource_list(context=self.context(request)))
+
+
+class V2ResourceReadView(V2RequestView):
+    operation_ids = {"GET": "mcp.resource.read"}
+
+    def get(self, request):
+        query = parse_query(ResourceReadQuery, request)
+        return Response(registry.resource_read(context=self.context(request), server=query["server"],
+                                               uri=query["uri"]))
+
+
+class V2OAuthView(V2RequestView):
+    operation_ids = {"POST": "mcp.server.oauth.start", "DELETE": "mcp.server.oauth.delete"}
+
+    def post(self, request, name: str):
+        return Response(oauth.oauth_start(context=self.context(request), name=_name(name)))
+
+    def delete(self, request, name: str):
+        return Response(oauth.oauth_delete(context=self.context(request), name=_name(name)))
+
+
+class V2OAuthCallbackView(V2RequestView):
+    operation_ids = {"POST": "mcp.server.oauth.callback"}
+
+    def post(self, request, name: str):
+        data = parse(CallbackInput, request.data)
+        return Response(oauth.oauth_callback(context=self.context(request), name=_name(name), code=data["code"]))

@@ -1,0 +1,166 @@
+"""OAuth for remote MCP servers (authorization code + PKCE).
+
+start: discover the authorization server (RFC 9728 protected-resource metadata when the server publishes it,
+then RFC 8414 / OIDC metadata, with the URL candidates of the `mcp` package), register a client dynamically
+when no clientId is configured, and return the authorization URL. The verifier and client waits, encrypted,
+in OAuthPending (service `mcp:<name>`), so any worker can finish the flow.
+callback: exchange the code; the tokens become the user's active auth account of service `mcp:<name>`
+(encrypted by auth_app). delete: remove those accounts."""
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+import time
+from urllib.parse import urlencode, urlparse
+
+import httpx
+from django.db import transaction
+
+from agentserver.errors import BadRequest
+from auth_app import crypto
+from auth_app.models import AuthAccount
+from providers_app.mcp import configs, registry
+from providers_app.models import OAuthPending
+
+DEFAULT_REDIRECT = "http://127.0.0.1:19876/mcp/oauth/callback"
+HTTP_SECONDS = 10
+
+
+def _oauth_server(context, name: str) -> registry.Server:
+    server = registry.server_get(context, name)
+    if server.config is None or not configs.uses_oauth(server.config):
+        raise BadRequest(f"MCP server {name} does not support OAuth", error="unsupported_oauth")
+    return server
+
+
+def _get_json(url: str) -> dict | None:
+    try:
+        response = httpx.get(url, timeout=HTTP_SECONDS, headers={"MCP-Protocol-Version": "2025-06-18"})
+    except httpx.HTTPError:
+        return None
+    if response.status_code != 200:
+        return None
+    try:
+        data = response.json()
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def discover(server_url: str) -> dict:
+    """The authorization server metadata for an MCP server URL; 400 when none can be found."""
+    from mcp.client.auth.utils import (build_oauth_authorization_server_metadata_discovery_urls,
+                                       build_protected_resource_metadata_discovery_urls)
+
+    auth_server = None
+    for url in build_protected_resource_metadata_discovery_urls(None, server_url):
+        resource = _get_json(url)
+        if resource and isinstance(resource.get("authorization_servers"), list) and resource["authorization_servers"]:
+            auth_server = str(resource["authorization_servers"][0])
+            break
+    for url in build_oauth_authorization_server_metadata_discovery_urls(auth_server, server_url):
+        metadata = _get_json(url)
+        if metadata and isinstance(metadata.get("authorization_endpoint"), str) \
+                and isinstance(metadata.get("token_endpoint"), str):
+            return metadata
+    raise BadRequest(f"No OAuth authorization server metadata found for {server_url}")
+
+
+def _register(metadata: dict, redirect_uri: str) -> dict:
+    endpoint = metadata.get("registration_endpoint")
+    if not isinstance(endpoint, str):
+        raise BadRequest("The server does not support dynamic client registration; set oauth.clientId in the config",
+                         error="needs_client_registration")
+    body = {"client_name": "agentserver", "redirect_uris": [redirect_uri],
+            "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
+            "token_endpoint_auth_method": "none"}
+    try:
+        response = httpx.post(endpoint, json=body, timeout=HTTP_SECONDS)
+        data = response.json() if response.status_code in (200, 201) else None
+    except (httpx.HTTPError, ValueError):
+        data = None
+    if not isinstance(data, dict) or not isinstance(data.get("client_id"), str):
+        raise BadRequest("Dynamic client registration failed")
+    return {"client_id": data["client_id"], "client_secret": data.get("client_secret")}
+
+
+def _service(name: str) -> str:
+    return registry.service_id(name)
+
+
+def oauth_start(*, context, name: str) -> dict:
+    server = _oauth_server(context, name)
+    oauth = server.config.get("oauth") if isinstance(server.config.get("oauth"), dict) else {}
+    metadata = discover(server.config["url"])
+    redirect_uri = oauth.get("redirectUri") or DEFAULT_REDIRECT
+    client = ({"client_id": oauth["clientId"], "client_secret": oauth.get("clientSecret")} if oauth.get("clientId")
+              else _register(metadata, redirect_uri))
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    state = secrets.token_urlsafe(24)
+    params = {"response_type": "code", "client_id": client["client_id"], "redirect_uri": redirect_uri,
+              "code_challenge": challenge, "code_challenge_method": "S256", "state": state,
+              "resource": server.config["url"]}
+    if oauth.get("scope"):
+        params["scope"] = oauth["scope"]
+    secret = {"verifier": verifier, "redirect_uri": redirect_uri, "token_endpoint": metadata["token_endpoint"],
+              "resource": server.config["url"], **client}
+    OAuthPending.objects.update_or_create(
+        owner=context.user, provider_id=_service(name),
+        defaults={"method": 0, "state": state, "secret": crypto.encrypt_json(secret),
+                  "time_created": int(time.time() * 1000)})
+    endpoint = metadata["authorization_endpoint"]
+    separator = "&" if urlparse(endpoint).query else "?"
+    return {"authorizationUrl": f"{endpoint}{separator}{urlencode(params)}", "oauthState": state}
+
+
+def _exchange(pending: dict, code: str) -> dict:
+    form = {"grant_type": "authorization_code", "code": code, "redirect_uri": pending["redirect_uri"],
+            "client_id": pending["client_id"], "code_verifier": pending["verifier"], "resource": pending["resource"]}
+    if pending.get("client_secret"):
+        form["client_secret"] = pending["client_secret"]
+    try:
+        response = httpx.post(pending["token_endpoint"], data=form, timeout=HTTP_SECONDS,
+                              headers={"Accept": "application/json"})
+        data = response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        data = None
+    if not isinstance(data, dict) or not isinstance(data.get("access_token"), str) or not data["access_token"]:
+        raise BadRequest("Token exchange failed")
+    return data
+
+
+def oauth_callback(*, context, name: str, code: str) -> dict:
+    from auth_app.accounts import account_create
+
+    _oauth_server(context, name)
+    row = OAuthPending.objects.filter(owner=context.user, provider_id=_service(name)).first()
+    if row is None:
+        raise BadRequest(f"No OAuth flow in progress for MCP server {name}; start one first")
+    try:
+        pending = crypto.decrypt_json(row.secret)
+    except crypto.CredentialDecryptError:
+        raise BadRequest("The pending OAuth flow cannot be read; start a new one") from None
+    tokens = _exchange(pending, code)
+    expires_in = tokens.get("expires_in")
+    expires = int(time.time() * 1000 + float(expires_in) * 1000) if isinstance(expires_in, (int, float)) else 0
+    credential = {"type": "oauth", "access": tokens["access_token"],
+                  # auth accounts require a refresh string; servers without refresh tokens get a marker.
+                  "refresh": tokens.get("refresh_token") or "-", "expires": expires}
+    with transaction.atomic():
+        AuthAccount.objects.filter(owner=context.user, service_id=_service(name)).delete()
+        account_create(user=context.user, service_id=_service(name), credential=credential,
+                       description=f"MCP server {name}", active=True)
+        row.delete()
+    registry.forget_connections(context, name)
+    return registry.server_status(context=context, name=name)
+
+
+def oauth_delete(*, context, name: str) -> dict:
+    registry.server_get(context, name)
+    with transaction.atomic():
+        AuthAccount.objects.filter(owner=context.user, service_id=_service(name)).delete()
+        OAuthPending.objects.filter(owner=context.user, provider_id=_service(name)).delete()
+    registry.forget_connections(context, name)
+    return {"success": True}
