@@ -56,3 +56,187 @@ def vcs_info(*, context) -> dict:
     if branch is None:
         branch = _git(cwd, "rev-parse", "--short", "HEAD")  # detached HEAD: the commit
     return {"branch": branch, "default_branch": _default_branch(cwd)}
+
+
+# ---- vcs.status / vcs.diff / vcs.patch (FILES helper) -------------------------------------------------
+
+_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+MAX_PATCH_BYTES = 10 * 1024 * 1024
+_DIFF_FLAGS = ("--no-color", "--no-ext-diff", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/")
+
+
+def _git_raw(cwd: str, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess | None:
+    try:
+        return subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, input=input, timeout=60,
+            stdin=None if input is not None else subprocess.DEVNULL,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _head_or_empty(cwd: str) -> str:
+    return "HEAD" if _git(cwd, "rev-parse", "--verify", "--quiet", "HEAD") is not None else _EMPTY_TREE
+
+
+def _untracked(cwd: str) -> list[str]:
+    out = _git_raw(cwd, "ls-files", "--others", "--exclude-standard", "-z")
+    if out is None or out.returncode != 0:
+        return []
+    return [p for p in out.stdout.decode(errors="replace").split("\0") if p]
+
+
+def _line_count(path: str) -> int:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_PATCH_BYTES)
+    except OSError:
+        return 0
+    if b"\0" in data[:8192]:
+        return 0
+    return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+
+
+def vcs_status(*, context) -> list[dict]:
+    """Changed files of the worktree against HEAD: `{path, status, additions, deletions}`, paths relative
+    to the worktree; status added | modified | deleted | untracked."""
+    if not context.vcs:
+        return []
+    top = context.worktree
+    base = _head_or_empty(top)
+    changes: dict[str, dict] = {}
+    status = _git_raw(top, "diff", "--no-renames", "--name-status", "-z", base)
+    if status is not None and status.returncode == 0:
+        tokens = status.stdout.decode(errors="replace").split("\0")
+        for code, path in zip(tokens[0::2], tokens[1::2]):
+            kind = {"A": "added", "D": "deleted"}.get(code[:1], "modified")
+            changes[path] = {"path": path, "status": kind, "additions": 0, "deletions": 0}
+    numstat = _git_raw(top, "diff", "--no-renames", "--numstat", "-z", base)
+    if numstat is not None and numstat.returncode == 0:
+        for record in numstat.stdout.decode(errors="replace").split("\0"):
+            parts = record.split("\t", 2)
+            if len(parts) == 3 and parts[2] in changes:
+                changes[parts[2]]["additions"] = int(parts[0]) if parts[0].isdigit() else 0
+                changes[parts[2]]["deletions"] = int(parts[1]) if parts[1].isdigit() else 0
+    for path in _untracked(top):
+        changes[path] = {"path": path, "status": "untracked", "additions": _line_count(os.path.join(top, path)),
+                         "deletions": 0}
+    return sorted(changes.values(), key=lambda c: c["path"])
+
+
+def _diff_base(top: str, mode: str) -> str:
+    """worktree: HEAD; default: the merge-base of HEAD and the default branch (HEAD when there is none)."""
+    head = _head_or_empty(top)
+    if mode == "default" and head == "HEAD":
+        default = _default_branch(top)
+        if default:
+            ref = default if _git(top, "rev-parse", "--verify", "--quiet", f"refs/heads/{default}") \
+                else f"origin/{default}"
+            base = _git(top, "merge-base", "HEAD", ref)
+            if base:
+                return base
+    return head
+
+
+def _split_patch(text: str) -> list[str]:
+    chunks, current = [], []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("diff --git ") and current:
+            chunks.append("".join(current))
+            current = []
+        current.append(line)
+    if current:
+        chunks.append("".join(current))
+    return chunks
+
+
+def _file_diff(chunk: str) -> dict:
+    lines = chunk.splitlines()
+    old = new = None
+    additions = deletions = 0
+    in_hunk = False
+    for line in lines:
+        if line.startswith("@@"):
+            in_hunk = True
+        elif not in_hunk and line.startswith("--- "):
+            old = line[4:].rstrip("\t")
+        elif not in_hunk and line.startswith("+++ "):
+            new = line[4:].rstrip("\t")
+        elif in_hunk and line.startswith("+"):
+            additions += 1
+        elif in_hunk and line.startswith("-"):
+            deletions += 1
+    if old is None and new is None and lines:  # binary or mode-only change: take the header's b/ path
+        header = lines[0][len("diff --git "):]
+        new = header.split(" b/", 1)[1] if " b/" in header else header
+        new = "b/" + new
+    status = "added" if old == "/dev/null" else "deleted" if new == "/dev/null" else "modified"
+    name = (old if status == "deleted" else new) or ""
+    return {"file": name[2:] if name[:2] in ("a/", "b/") else name, "patch": chunk,
+            "additions": additions, "deletions": deletions, "status": status}
+
+
+def vcs_diff_patch(*, context, mode: str = "worktree") -> str:
+    """The unified diff of the worktree (tracked changes and untracked files) against the mode's base."""
+    if not context.vcs:
+        return ""
+    top = context.worktree
+    out = _git_raw(top, "diff", *_DIFF_FLAGS, _diff_base(top, mode))
+    text = out.stdout.decode(errors="replace") if out is not None and out.returncode == 0 else ""
+    for path in _untracked(top):
+        extra = _git_raw(top, "diff", *_DIFF_FLAGS, "--no-index", "--", "/dev/null", path)
+        if extra is not None and extra.returncode in (0, 1):
+            text += extra.stdout.decode(errors="replace")
+    return text
+
+
+def vcs_diff(*, context, mode: str = "worktree") -> list[dict]:
+    """FileDiff list `{file, patch, additions, deletions, status}` (1.18's VcsFileDiff)."""
+    return [_file_diff(chunk) for chunk in _split_patch(vcs_diff_patch(context=context, mode=mode))]
+
+
+def _patch_paths(patch: str) -> list[str]:
+    found = []
+    for line in patch.splitlines():
+        if line.startswith(("--- ", "+++ ")):
+            name = line[4:].split("\t", 1)[0].strip()
+            if name != "/dev/null":
+                found.append(name[2:] if name[:2] in ("a/", "b/") else name)
+        elif line.startswith(("rename from ", "rename to ", "copy from ", "copy to ")):
+            found.append(line.split(" ", 2)[2].strip())
+        elif line.startswith("diff --git "):
+            for part in line[len("diff --git "):].split(" "):
+                if part[:2] in ("a/", "b/"):
+                    found.append(part[2:])
+    return found
+
+
+def vcs_patch(*, context, patch: str) -> dict:
+    """Apply a unified diff in the context directory with `git apply`, after `--check`. Every path it
+    names must stay inside the context boundary; git's own message comes back on a bad patch."""
+    if len(patch.encode()) > MAX_PATCH_BYTES:
+        from agentserver.errors import PayloadTooLarge
+
+        raise PayloadTooLarge(f"Patch is larger than {MAX_PATCH_BYTES} bytes")
+    from agentserver.errors import BadRequest, Forbidden
+
+    cwd = context.directory
+    names = _patch_paths(patch)
+    if not names:
+        raise BadRequest("The patch names no files", kind="Body")
+    for name in names:
+        if os.path.isabs(name) or ".." in name.replace("\\", "/").split("/"):
+            raise Forbidden(f"Patch path is outside the working directory: {name}", path=name)
+        paths.confine(name, [context.boundary], relative_to=cwd)
+    data = patch.encode() if patch.endswith("\n") else (patch + "\n").encode()
+    check = _git_raw(cwd, "apply", "--check", "--whitespace=nowarn", "-", input=data)
+    if check is None:
+        raise BadRequest("git is not available", kind="Body")
+    if check.returncode != 0:
+        raise BadRequest(check.stderr.decode(errors="replace").strip() or "The patch does not apply", kind="Body")
+    applied = _git_raw(cwd, "apply", "--whitespace=nowarn", "-", input=data)
+    if applied is None or applied.returncode != 0:
+        message = applied.stderr.decode(errors="replace").strip() if applied is not None else "git failed"
+        raise BadRequest(message or "The patch does not apply", kind="Body")
+    return {"applied": True, "files": sorted(set(names))}

@@ -30,3 +30,43 @@ v2 += [
     path("workspace/warp", api_workspaces.WorkspaceWarpView.as_view(), name="workspace.warp"),
     path("workspace/<str:workspaceID>", api_workspaces.WorkspaceItemView.as_view(), name="workspace.get"),
 ]
+
+# fs.*, vcs.status/diff/patch, formatter/lsp status and the TUI's extra routes (FILES helper).
+from projects_app import api_files as files_views  # noqa: E402
+
+original += [
+    path("file", files_views.FileListView.as_view(), name="file.list"),
+    path("file/content", files_views.FileContentView.as_view(), name="file.read"),
+    path("file/status", files_views.FileStatusView.as_view(), name="file.status"),
+    path("find", files_views.FindTextView.as_view(), name="find.text"),
+    path("find/file", files_views.FindFileView.as_view(), name="find.files"),
+    path("vcs/status", files_views.VcsStatusView.as_view(), name="vcs.status"),
+    path("vcs/diff", files_views.VcsDiffView.as_view(), name="vcs.diff"),
+    path("vcs/diff/raw", files_views.VcsDiffRawView.as_view(), name="vcs.diff.raw"),
+    path("vcs/apply", files_views.VcsApplyView.as_view(), name="vcs.apply"),
+    path("formatter", files_views.FormatterView.as_view(), name="formatter.status"),
+    path("lsp", files_views.LspView.as_view(), name="lsp.status"),
+    path("project/<str:projectID>/directories", files_views.ProjectDirectoriesView.as_view(),
+         name="project.directories"),
+    path("experimental/capabilities", files_views.CapabilitiesView.as_view(), name="experimental.capabilities.get"),
+    path("experimental/console", files_views.ConsoleView.as_view(), name="experimental.console.get"),
+    path("experimental/resource", files_views.ResourceView.as_view(), name="experimental.resource.list"),
+    path("experimental/workspace", files_views.ExperimentalWorkspaceView.as_view(),
+         name="experimental.workspace.list"),
+    path("experimental/workspace/status", files_views.ExperimentalWorkspaceStatusView.as_view(),
+         name="experimental.workspace.status"),
+]
+v2 += [
+    path("fs/file", files_views.V2FileView.as_view(), name="fs.file"),
+    path("fs/tree", files_views.V2TreeView.as_view(), name="fs.tree"),
+    path("fs/search", files_views.V2SearchView.as_view(), name="fs.search"),
+    path("fs/grep", files_views.V2GrepView.as_view(), name="fs.grep"),
+    path("vcs/status", files_views.V2VcsStatusView.as_view(), name="vcs.status"),
+    path("vcs/diff", files_views.V2VcsDiffView.as_view(), name="vcs.diff"),
+    path("vcs/patch", files_views.V2VcsPatchView.as_view(), name="vcs.patch"),
+    path("formatter", files_views.V2FormatterView.as_view(), name="formatter.status"),
+    path("lsp", files_views.V2LspView.as_view(), name="lsp.status"),
+    path("location", files_views.LocationView.as_view(), name="location.get"),
+    path("reference", files_views.ReferenceView.as_view(), name="reference.list"),
+    path("integration", files_views.IntegrationView.as_view(), name="integration.list"),
+]

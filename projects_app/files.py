@@ -1,0 +1,250 @@
+"""fs.*: reading, listing and searching the files of a runtime context.
+
+Every path a caller names is resolved by `agentserver.paths.confine` against the context boundary (the git
+worktree, or the directory itself), relative paths against the context directory. Listings and searches
+run ripgrep with its cwd inside the boundary and without following symlinks, so they never leave it."""
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+import os
+import subprocess
+import sys
+import shutil
+
+from rapidfuzz import fuzz
+
+from agentserver import paths
+from agentserver.errors import BadRequest, NotFound, PayloadTooLarge
+
+MAX_READ_BYTES = 5 * 1024 * 1024
+MAX_TREE_ENTRIES = 10_000
+MAX_INDEXED_FILES = 200_000
+SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX = 50, 200
+GREP_LIMIT_DEFAULT, GREP_LIMIT_MAX = 100, 1000
+_RG_TIMEOUT = 20
+_BINARY_SNIFF = 8192
+
+
+def rg_binary() -> str:
+    """ripgrep from the `ripgrep` wheel next to the interpreter, else the one on PATH."""
+    beside = os.path.join(os.path.dirname(sys.executable), "rg")
+    if os.access(beside, os.X_OK):
+        return beside
+    found = shutil.which("rg")
+    if not found:
+        raise BadRequest("ripgrep (rg) is not installed on the server", kind="Server")
+    return found
+
+
+def confine(context, path: str) -> str:
+    """The real path of `path` inside the context boundary; 403 outside, 400 for a malformed path."""
+    return paths.confine(path, [context.boundary], relative_to=context.directory)
+
+
+def relative(context, real: str) -> str:
+    rel = os.path.relpath(real, context.directory)
+    return "" if rel == "." else rel
+
+
+# ---- fs.file ------------------------------------------------------------------------------------------
+
+def _looks_binary(head: bytes) -> bool:
+    return b"\x00" in head[:_BINARY_SNIFF]
+
+
+def file_read(*, context, path: str) -> dict:
+    """FileContent: `{type: "text", content}` or `{type: "binary", content: base64, encoding, mimeType}`."""
+    real = confine(context, path)
+    if not os.path.exists(real):
+        raise NotFound(f"File not found: {path}")
+    if not os.path.isfile(real):
+        raise BadRequest(f"Not a regular file: {path}", kind="Query")
+    size = os.path.getsize(real)
+    if size > MAX_READ_BYTES:
+        raise PayloadTooLarge(f"File is too large to read ({size} bytes; the limit is {MAX_READ_BYTES})",
+                              size=size, limit=MAX_READ_BYTES)
+    try:
+        with open(real, "rb") as handle:
+            data = handle.read(MAX_READ_BYTES + 1)
+    except OSError as error:
+        raise BadRequest(f"Cannot read {path}: {error.strerror}", kind="Query") from error
+    if not _looks_binary(data):
+        try:
+            return {"type": "text", "content": data.decode("utf-8")}
+        except UnicodeDecodeError:
+            pass
+    mime = mimetypes.guess_type(real)[0] or "application/octet-stream"
+    return {"type": "binary", "content": base64.b64encode(data).decode("ascii"), "encoding": "base64",
+            "mimeType": mime}
+
+
+# ---- fs.tree ------------------------------------------------------------------------------------------
+
+def _git_ignored(cwd: str, names: list[str]) -> set[str]:
+    """Which of `names` (relative to cwd) git ignores; empty outside a repository."""
+    if not names:
+        return set()
+    try:
+        out = subprocess.run(
+            ["git", "check-ignore", "-z", "--stdin"], cwd=cwd, input="\0".join(names).encode() + b"\0",
+            capture_output=True, timeout=10, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    if out.returncode not in (0, 1):
+        return set()
+    return {name for name in out.stdout.decode(errors="replace").split("\0") if name}
+
+
+def directory_list(*, context, path: str) -> list[dict]:
+    """FileNode list of one directory: directories first, then files, each by name (case-insensitive)."""
+    real = confine(context, path or ".")
+    if not os.path.exists(real):
+        raise NotFound(f"Directory not found: {path}")
+    if not os.path.isdir(real):
+        raise BadRequest(f"Not a directory: {path}", kind="Query")
+    try:
+        with os.scandir(real) as iterator:
+            entries = [entry for _, entry in zip(range(MAX_TREE_ENTRIES), iterator)]
+    except OSError as error:
+        raise BadRequest(f"Cannot list {path}: {error.strerror}", kind="Query") from error
+    ignored = _git_ignored(real, [e.name for e in entries]) if context.vcs else set()
+    nodes = []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        absolute = os.path.join(real, entry.name)
+        rel = relative(context, absolute)
+        nodes.append({"name": entry.name, "path": rel + "/" if is_dir else rel, "absolute": absolute,
+                      "type": "directory" if is_dir else "file", "ignored": entry.name in ignored})
+    nodes.sort(key=lambda n: (n["type"] != "directory", n["name"].lower(), n["name"]))
+    return nodes
+
+
+# ---- fs.search ----------------------------------------------------------------------------------------
+
+def _rg(args: list[str], cwd: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [rg_binary(), *args], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, start_new_session=True,
+    )
+
+
+def _finish(process: subprocess.Popen) -> str:
+    try:
+        _, stderr = process.communicate(timeout=_RG_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, stderr = process.communicate()
+    return (stderr or b"").decode(errors="replace").strip()
+
+
+def worktree_files(directory: str) -> list[str]:
+    """Files under `directory` (relative, `/`-separated), honouring .gitignore, hidden files included."""
+    process = _rg(["--files", "--hidden", "--glob", "!.git", "--no-messages", "./"], directory)
+    files = []
+    assert process.stdout is not None
+    for raw in process.stdout:
+        line = raw.decode(errors="replace").rstrip("\n")
+        files.append(line[2:] if line.startswith("./") else line)
+        if len(files) >= MAX_INDEXED_FILES:
+            process.kill()
+            break
+    _finish(process)
+    return files
+
+
+def _directories_of(files: list[str]) -> list[str]:
+    seen: set[str] = set()
+    for file in files:
+        parts = file.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            seen.add("/".join(parts[:depth]) + "/")
+    return sorted(seen)
+
+
+def _is_subsequence(needle: str, haystack: str) -> bool:
+    position = 0
+    for char in needle:
+        position = haystack.find(char, position)
+        if position < 0:
+            return False
+        position += 1
+    return True
+
+
+def _score(query: str, candidate: str) -> float:
+    name = candidate.rstrip("/").rsplit("/", 1)[-1].lower()
+    score = fuzz.partial_ratio(query, candidate.lower()) + fuzz.WRatio(query, name)
+    if query in name:
+        score += 50 + (25 if name.startswith(query) else 0)
+    return score - len(candidate) / 100  # shorter paths win ties
+
+
+def path_search(*, context, query: str, type: str | None = None, limit: int = SEARCH_LIMIT_DEFAULT) -> list[str]:
+    """Fuzzy path search: every query character must appear in order (case-insensitive), best match first.
+    `type` None searches files and directories (directories end in "/")."""
+    files = worktree_files(context.directory)
+    candidates: list[str] = []
+    if type in (None, "file"):
+        candidates += files
+    if type in (None, "directory"):
+        candidates += _directories_of(files)
+    needle = query.strip().lower()
+    if not needle:
+        return sorted(candidates, key=lambda c: (c.count("/"), c.lower()))[:limit]
+    matches = [c for c in candidates if _is_subsequence(needle, c.lower())]
+    matches.sort(key=lambda c: -_score(needle, c))
+    return matches[:limit]
+
+
+# ---- fs.grep ------------------------------------------------------------------------------------------
+
+def _text(field: dict | None) -> str:
+    if not field:
+        return ""
+    if "text" in field:
+        return field["text"]
+    return base64.b64decode(field.get("bytes", "")).decode("utf-8", errors="replace")
+
+
+def _strip_dot(path: str) -> str:
+    return path[2:] if path.startswith("./") else path
+
+
+def content_grep(*, context, pattern: str, include: str | None = None, limit: int = GREP_LIMIT_DEFAULT) -> list[dict]:
+    """ripgrep matches `{path: {text}, lines: {text}, line_number, absolute_offset, submatches}`."""
+    args = ["--json", "--hidden", "--glob", "!.git", "--max-columns", "2000", "--max-filesize", "10M"]
+    if include:
+        args += ["--glob", include]
+    args += ["--regexp", pattern, "./"]
+    process = _rg(args, context.directory)
+    matches: list[dict] = []
+    assert process.stdout is not None
+    for raw in process.stdout:
+        try:
+            event = json.loads(raw)
+        except ValueError:
+            continue
+        if event.get("type") != "match":
+            continue
+        data = event["data"]
+        matches.append({
+            "path": {"text": _strip_dot(_text(data.get("path")))},
+            "lines": {"text": _text(data.get("lines"))},
+            "line_number": data.get("line_number") or 0,
+            "absolute_offset": data.get("absolute_offset") or 0,
+            "submatches": [{"match": {"text": _text(s.get("match"))}, "start": s["start"], "end": s["end"]}
+                           for s in data.get("submatches", [])],
+        })
+        if len(matches) >= limit:
+            process.kill()
+            break
+    stderr = _finish(process)
+    if process.returncode == 2 and not matches and "regex" in stderr.lower():
+        raise BadRequest(f"Invalid pattern: {stderr[:500]}", kind="Body")
+    return matches
