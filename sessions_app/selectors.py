@@ -155,21 +155,18 @@ def message_get(*, session: Session, message_id: str) -> tuple[Message, list[Par
 
 
 def session_context_messages(*, session: Session) -> list[tuple[Message, list[dict]]]:
-    """The messages after the last compaction boundary: a completed assistant summary, or a user message
-    holding a compaction part. With none, all of them."""
+    """The messages from the last completed compaction on: the user message holding the compaction part that a
+    summary (assistant, `summary: true`, completed without error) answered. With none, all of them. A
+    compaction still pending (or failed) is no boundary: its summary needs the history before it."""
     boundary = None
     summary = (Message.objects.filter(session=session, role="assistant", info__summary=True)
                .order_by("-id").values_list("id", "info"))
     for message_id, info in summary:
-        if (info.get("time") or {}).get("completed"):
+        if (info.get("time") or {}).get("completed") and not info.get("error"):
             # The summary answers the user message that asked for it; the context starts there.
             parent = info.get("parentID")
             boundary = parent if isinstance(parent, str) and parent < message_id else message_id
             break
-    compaction = (Part.objects.filter(session=session, type="compaction", message__role="user")
-                  .order_by("-message_id").values_list("message_id", flat=True).first())
-    if compaction and (boundary is None or compaction > boundary):
-        boundary = compaction
     qs = Message.objects.filter(session=session)
     if boundary is not None:
         qs = qs.filter(id__gte=boundary)

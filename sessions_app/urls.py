@@ -97,3 +97,19 @@ v2 += [
     path("session/<str:sessionID>/diff", sv.V2DiffView.as_view(), name="session.diff"),
 ]
 # ---- end SNAPSHOTS helper section -----------------------------------------------------------------
+
+# ---- (2d) commands, init, summarize/compact, skills — COMMANDS helper -----------------------------
+from sessions_app.api import command_views as cv  # noqa: E402
+
+original += [
+    path("command", cv.CommandListView.as_view(), name="command.list"),
+    path("session/<str:sessionID>/command", cv.SessionCommandView.as_view(), name="session.command"),
+    path("session/<str:sessionID>/init", cv.SessionInitView.as_view(), name="session.init"),
+    path("session/<str:sessionID>/summarize", cv.SessionSummarizeView.as_view(), name="session.summarize"),
+]
+v2 += [
+    path("command", cv.V2CommandListView.as_view(), name="command.list"),
+    path("skill", cv.V2SkillListView.as_view(), name="skill.list"),
+    path("session/<str:sessionID>/compact", cv.V2CompactView.as_view(), name="session.compact"),
+]
+# ---- end COMMANDS helper section ------------------------------------------------------------------

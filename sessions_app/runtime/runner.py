@@ -28,6 +28,7 @@ from sessions_app.runtime import leases
 from sessions_app.runtime.history import MAX_STEPS_TEXT, provider_messages, system_prompt
 from sessions_app.runtime.processor import Step, StepProcessor, now_ms
 from sessions_app.runtime.subagents import SubagentsMixin
+from sessions_app.runtime.compaction import CompactionMixin, compaction_part, continuation_of
 from sessions_app.services import messages as message_service
 
 log = logging.getLogger(__name__)
@@ -151,6 +152,11 @@ def wait_for_answer(session_id: str, user_message_id: str) -> tuple[Message, lis
     while True:
         message = answer_state(session_id, user_message_id)
         if message is not None:
+            # The runner may carry on in a message of its own (compaction, "continue"): follow it.
+            follow = continuation_of(session_id, user_message_id)
+            if follow is not None:
+                user_message_id, started = follow, time.monotonic()
+                continue
             return message, list(Part.objects.filter(message=message).order_by("id"))
         if time.monotonic() - started > 2 and not leases.is_live(session_id):
             call(ensure_runner, session_id)  # nobody is on it (a lost wake-up): kick it again
@@ -167,7 +173,7 @@ def wait_idle(session_id: str) -> None:
 
 # ---- the runner -----------------------------------------------------------------------------------
 
-class Runner(SubagentsMixin):
+class Runner(SubagentsMixin, CompactionMixin):
     def __init__(self, session_id: str, *, abort_event: asyncio.Event | None = None):
         self.session_id = session_id
         self.abort_event = abort_event or asyncio.Event()
@@ -337,8 +343,12 @@ class Runner(SubagentsMixin):
             message_service.publish_for(session, "session.error", {"sessionID": session.id, "error": info["error"]})
             return False
         self._context = turn.context
+        compaction = await db(compaction_part)(user.id)  # compaction request (runtime/compaction.py)
+        if compaction is not None:
+            return await self._compact(session, user, turn, compaction)
         if await self._run_subtasks(session, user, turn):
             return True
+        user = await self._continue_after_subtasks(session, user)
         step_number = 0
         while True:
             step_number += 1
@@ -363,11 +373,14 @@ class Runner(SubagentsMixin):
                 set_status=lambda status, sid=session.id: self.set_status(status, sid),
                 temperature=turn.agent.get("temperature")))
             outcome = await self._run_step(processor)
+            overflow = outcome != "aborted" and await self._auto_compact(session, user, turn, info)
             info["time"]["completed"] = now_ms()
             await db(message_service.message_save)(session=session, info=dict(info))
             _notify()
             if outcome == "aborted":
                 return True
+            if overflow:
+                return False
             if outcome != "continue":
                 return False
 

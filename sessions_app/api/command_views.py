@@ -1,0 +1,114 @@
+"""Command routes: command.list, session.command, session.init, session.summarize, and the v2 command.list,
+session.compact and skill.list. Thin: parse, call services/commands, render."""
+from __future__ import annotations
+
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from agentserver.api import ApiView, IdField, V2RequestView, id_param, parse
+from providers_app.selectors import location
+from sessions_app import selectors
+from sessions_app.services import commands
+from sessions_app.wire import message_wire
+
+V2_COMMAND_FIELDS = ("name", "template", "description", "agent", "subtask")
+
+
+class CommandBody(serializers.Serializer):
+    command = serializers.CharField(max_length=200)
+    arguments = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=100_000)
+    agent = serializers.CharField(required=False, max_length=200)
+    model = serializers.CharField(required=False, allow_blank=True, max_length=400)
+    messageID = IdField("msg", required=False)
+    variant = serializers.CharField(required=False, allow_blank=True)
+
+
+class InitBody(serializers.Serializer):
+    modelID = serializers.CharField(max_length=400)
+    providerID = serializers.CharField(max_length=400)
+    messageID = IdField("msg")
+
+
+class SummarizeBody(serializers.Serializer):
+    providerID = serializers.CharField(max_length=400)
+    modelID = serializers.CharField(max_length=400)
+    auto = serializers.BooleanField(required=False, default=False)
+
+
+def _session(request, session_id: str):
+    return selectors.session_get(user=request.user, session_id=id_param(session_id, "ses", "session"))
+
+
+def _v2_command(command: dict) -> dict:
+    from sessions_app.runtime.agents import parse_model
+
+    out = {k: command[k] for k in V2_COMMAND_FIELDS if k in command}
+    model = parse_model(command.get("model"))
+    if model:
+        out["model"] = model
+    return out
+
+
+class CommandListView(ApiView):
+    operation_ids = {"GET": "command.list"}
+
+    def get(self, request):
+        return Response(commands.command_list(context=self.context(request)))
+
+
+class SessionCommandView(ApiView):
+    operation_ids = {"POST": "session.command"}
+
+    def post(self, request, sessionID: str):
+        session = _session(request, sessionID)
+        body = parse(CommandBody, request.data)
+        message, parts = commands.session_command(
+            session=session, command=body["command"], arguments=body["arguments"], agent=body.get("agent"),
+            model=body.get("model"), message_id=body.get("messageID"))
+        return Response(message_wire(message, parts))
+
+
+class SessionInitView(ApiView):
+    operation_ids = {"POST": "session.init"}
+
+    def post(self, request, sessionID: str):
+        session = _session(request, sessionID)
+        body = parse(InitBody, request.data)
+        return Response(commands.session_init(session=session, provider_id=body["providerID"],
+                                              model_id=body["modelID"], message_id=body["messageID"]))
+
+
+class SessionSummarizeView(ApiView):
+    operation_ids = {"POST": "session.summarize"}
+
+    def post(self, request, sessionID: str):
+        session = _session(request, sessionID)
+        body = parse(SummarizeBody, request.data)
+        return Response(commands.session_summarize(session=session, provider_id=body["providerID"],
+                                                   model_id=body["modelID"], auto=body["auto"]))
+
+
+class V2CommandListView(V2RequestView):
+    operation_ids = {"GET": "command.list"}
+
+    def get(self, request):
+        context = self.context(request)
+        return Response({"location": location(context),
+                         "data": [_v2_command(c) for c in commands.command_list(context=context)]})
+
+
+class V2SkillListView(V2RequestView):
+    operation_ids = {"GET": "skill.list"}
+
+    def get(self, request):
+        context = self.context(request)
+        return Response({"location": location(context), "data": commands.skill_list(context=context)})
+
+
+class V2CompactView(ApiView):
+    operation_ids = {"POST": "session.compact"}
+
+    def post(self, request, sessionID: str):
+        session = _session(request, sessionID)
+        commands.session_compact(session=session)
+        return Response(status=204)

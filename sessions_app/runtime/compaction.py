@@ -1,0 +1,169 @@
+"""Compaction (reference §5.10) and the continuation of command subtasks (§5.2 loop step 5), as a mixin of
+the Runner.
+
+A user message holding a `compaction` part is answered by a summary: an assistant message with mode/agent
+"compaction", `summary: true`, no tools, the compaction agent's prompt, and the conversation so far as history.
+Once that summary completed, history sent to the model starts at the compaction message
+(selectors.session_context_messages). A finished step whose tokens reach the usable context (context − max
+output) queues an automatic compaction, and after it a synthetic "continue" user message.
+
+Messages the runner adds on its own carry `_continues: <the user message they carry on from>` (server-side
+only), so a caller waiting for the answer to the original prompt follows them to the final answer."""
+from __future__ import annotations
+
+from agentserver import ids
+from sessions_app.models import Message, Part, Session
+from sessions_app.runtime import leases
+from sessions_app.runtime.processor import Step, StepProcessor, now_ms
+from sessions_app.services import messages as message_service
+
+CONTINUES_KEY = "_continues"
+COMPACTION_PROMPT = (
+    "Provide a detailed summary of our conversation above, written so that another agent can read it and "
+    "continue the work. Include what was done, what is being done now, which files are involved and what "
+    "comes next. Do not call any tools; answer with the summary text only.\n\n"
+    "Use this structure:\n---\n## Goal\n\n## Instructions\n\n## Discoveries\n\n## Accomplished\n\n"
+    "## Relevant files / directories\n---"
+)
+CONTINUE_TEXT = "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed."
+SUBTASK_CONTINUE_TEXT = "Summarize the task tool output above and continue with your task."
+
+
+def db(fn):
+    from asgiref.sync import sync_to_async
+
+    return sync_to_async(fn, thread_sensitive=True)
+
+
+def compaction_part(message_id: str) -> dict | None:
+    part = Part.objects.filter(message_id=message_id, type="compaction").order_by("id").first()
+    return part.data if part is not None else None
+
+
+def user_message(*, session: Session, like: Message, continues: str, parts: list[dict]) -> Message:
+    """A user message the runner adds itself (same agent and model as `like`)."""
+    from django.db import transaction
+
+    message_id = ids.ascending("msg")
+    info = {"id": message_id, "sessionID": session.id, "role": "user", "time": {"created": now_ms()},
+            "agent": like.info.get("agent") or "build", "model": like.info.get("model") or {},
+            CONTINUES_KEY: continues}
+    with transaction.atomic():
+        message = message_service.message_save(session=session, info=info)
+        for part in parts:
+            message_service.part_save(session=session, part={"id": ids.ascending("prt"), "sessionID": session.id,
+                                                             "messageID": message_id, **part})
+    return message
+
+
+def continuation_of(session_id: str, message_id: str) -> str | None:
+    """The user message the runner added to carry on from `message_id`, if any."""
+    for mid, info in (Message.objects.filter(session_id=session_id, role="user", id__gt=message_id)
+                      .order_by("id").values_list("id", "info")):
+        if (info or {}).get(CONTINUES_KEY) == message_id:
+            return mid
+    return None
+
+
+def usable_context(limit: dict) -> int:
+    context = limit.get("context") or 0
+    if limit.get("input"):
+        return max(int(limit["input"]) - 20_000, 0)
+    return max(int(context) - int(limit.get("output") or 0), 0) if context else 0
+
+
+def overflowed(tokens: dict, limit: dict) -> bool:
+    usable = usable_context(limit)
+    if usable <= 0:
+        return False
+    cache = tokens.get("cache") or {}
+    count = tokens.get("total") or sum(int(tokens.get(k) or 0) for k in ("input", "output")) + \
+        int(cache.get("read") or 0) + int(cache.get("write") or 0)
+    return count >= usable
+
+
+def _model_limit(context, config: dict, model: dict) -> dict:
+    from providers_app import models_catalog
+
+    try:
+        info = models_catalog.resolve_model(context=context, provider_id=model.get("providerID") or "",
+                                            model_id=model.get("modelID") or "", config=config)
+    except Exception:
+        return {}
+    return info.limit
+
+
+def _set_compacting(session: Session, value: int | None) -> None:
+    from sessions_app.services.sessions import session_set
+
+    session_set(session=session, touch=False, time_compacting=value)
+
+
+class CompactionMixin:
+    async def _compact(self, session: Session, user: Message, turn, part: dict) -> bool:
+        """Answer a compaction request with a summary. True when aborted."""
+        from sessions_app.runtime.agents import agent_get
+        from sessions_app.runtime.history import provider_messages
+        from sessions_app.runtime.runner import _context_messages
+
+        agent = agent_get(turn.config, "compaction")
+        model = agent.get("model") or user.info.get("model") or {}
+        await self.set_status(leases.BUSY, session.id)
+        await db(_set_compacting)(session, now_ms())
+        pairs = await db(_context_messages)(session)
+        history = provider_messages(pairs, upto_user_id=user.id)
+        ask = {"type": "text", "text": COMPACTION_PROMPT}
+        if history and history[-1]["role"] == "user":
+            history[-1] = {**history[-1], "content": [*history[-1]["content"], ask]}
+        else:
+            history.append({"role": "user", "content": [ask]})
+        info = self._assistant_info(user, "compaction", model, session.id)
+        info["summary"] = True
+        await db(message_service.message_save)(session=session, info=info)
+        processor = StepProcessor(Step(
+            session=session, context=turn.context, config=turn.config, agent=agent, info=info,
+            system=[agent.get("prompt") or COMPACTION_PROMPT], messages=history, tools={}, rules=turn.rules,
+            abort=self.abort_event, run_child=None,
+            set_status=lambda status, sid=session.id: self.set_status(status, sid)))
+        try:
+            outcome = await self._run_step(processor)
+        finally:
+            await db(_set_compacting)(session, None)
+        done = outcome != "aborted" and not info.get("error")
+        if done and part.get("auto"):
+            # Queued before the summary completes, so a waiting caller always finds it.
+            await db(user_message)(session=session, like=user, continues=user.id, parts=[
+                {"type": "text", "text": CONTINUE_TEXT, "synthetic": True,
+                 "time": {"start": now_ms(), "end": now_ms()}}])
+        info["time"]["completed"] = now_ms()
+        await db(message_service.message_save)(session=session, info=dict(info))
+        if done:
+            message_service.publish_for(session, "session.compacted", {"sessionID": session.id})
+        self._notify_waiters()
+        return outcome == "aborted"
+
+    async def _auto_compact(self, session: Session, user: Message, turn, info: dict) -> bool:
+        """After a finished step: queue an automatic compaction when its tokens fill the usable context."""
+        if (turn.config.get("compaction") or {}).get("auto") is False or info.get("error"):
+            return False
+        model = {"providerID": info.get("providerID"), "modelID": info.get("modelID")}
+        limit = await db(_model_limit)(turn.context, turn.config, model)
+        if not overflowed(info.get("tokens") or {}, limit):
+            return False
+        await db(user_message)(session=session, like=user, continues=user.id,
+                               parts=[{"type": "compaction", "auto": True}])
+        return True
+
+    async def _continue_after_subtasks(self, session: Session, user: Message) -> Message:
+        """After a command's subtask ran, the model answers a synthetic user message asking it to carry on."""
+        subtasks = await db(lambda: list(Part.objects.filter(message_id=user.id, type="subtask")
+                                         .values_list("data", flat=True)))()
+        if not any(isinstance(s, dict) and s.get("command") for s in subtasks):
+            return user
+        return await db(user_message)(session=session, like=user, continues=user.id, parts=[
+            {"type": "text", "text": SUBTASK_CONTINUE_TEXT, "synthetic": True}])
+
+    def _notify_waiters(self) -> None:
+        from sessions_app.runtime.runner import _notify
+
+        _notify()

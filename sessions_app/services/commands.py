@@ -1,0 +1,132 @@
+"""Command use cases (reference §5.10–§5.12): list the catalogue, run a command in a session, init, summarize.
+Running goes through the prompting service like any prompt; this module only builds the prompt input."""
+from __future__ import annotations
+
+from agentserver.errors import BadRequest
+from projects_app.models import now_ms
+from sessions_app.models import Message, Part, Session
+from sessions_app.runtime import runner
+from sessions_app.runtime.turn import load_config, session_context
+from sessions_app.services import messages as message_service
+from sessions_app.services import prompting
+
+
+def command_list(*, context) -> list[dict]:
+    from sessions_app.runtime.commands import command_list as catalogue
+
+    return catalogue(context=context, config=load_config(context))
+
+
+def skill_list(*, context) -> list[dict]:
+    from sessions_app.runtime.tools.skill import discover
+
+    try:
+        return list(discover(context).values())
+    except OSError:
+        return []
+
+
+def _model_ref(value) -> dict | None:
+    from sessions_app.runtime.agents import parse_model
+
+    if value is None or value == "":
+        return None
+    model = parse_model(value)
+    if model is None:
+        raise BadRequest(f"Invalid model: {value!r} (expected provider/model)", kind="Body")
+    return model
+
+
+def command_input(*, session: Session, command: str, arguments: str, agent: str | None = None,
+                  model: str | None = None, message_id: str | None = None) -> dict:
+    """The prompt input a command becomes (§5.12 steps 1–7). Unknown command → session.error + 400."""
+    from auth_app.tokens import roots_of
+    from sessions_app.runtime.agents import agent_get, agent_list, default_agent_name
+    from sessions_app.runtime.command_template import expand
+    from sessions_app.runtime.commands import command_get
+
+    context = session_context(session)
+    config = load_config(context)
+    found = command_get(context=context, config=config, name=command)
+    if found is None:
+        message = f"Command not found: {command}"
+        message_service.publish_for(session, "session.error", {
+            "sessionID": session.id, "error": {"name": "UnknownError", "data": {"message": message}}})
+        raise BadRequest(message, kind="Body")
+    agent_name = found.get("agent") or agent or default_agent_name(config)
+    agent_info = agent_get(config, agent_name)
+    task_model = (_model_ref(found.get("model")) or agent_info.get("model") or _model_ref(model))
+    parts = expand(found["template"], arguments, context=context, roots=roots_of(session.owner),
+                   agent_names={a["name"] for a in agent_list(config)})
+    subtask = found.get("subtask") is True or (agent_info.get("mode") == "subagent"
+                                               and found.get("subtask") is not False)
+    body: dict = {"messageID": message_id}
+    if subtask:
+        chosen = prompting.choose_model(context=context, config=config, session=session, agent=agent_info,
+                                        requested=task_model)
+        body["parts"] = [{"type": "subtask", "agent": agent_name, "description": found.get("description") or "",
+                          "command": command, "model": chosen,
+                          "prompt": next((p["text"] for p in parts if p["type"] == "text"), "")}]
+        body["agent"] = agent or default_agent_name(config)
+        body["model"] = _model_ref(model)
+    else:
+        body.update(parts=parts, agent=agent_name, model=task_model)
+    return body
+
+
+def session_command(*, session: Session, command: str, arguments: str, agent: str | None = None,
+                    model: str | None = None, message_id: str | None = None) -> tuple[Message, list[Part]]:
+    """Run a command like a prompt; the final assistant message. Publishes command.executed."""
+    body = command_input(session=session, command=command, arguments=arguments, agent=agent, model=model,
+                         message_id=message_id)
+    message, parts = prompting.prompt(session=session, body=body)
+    message_service.publish_for(session, "command.executed", {
+        "name": command, "sessionID": session.id, "arguments": arguments, "messageID": message.id})
+    return message, parts
+
+
+def session_init(*, session: Session, provider_id: str, model_id: str, message_id: str) -> bool:
+    """The `init` command with no arguments; the project is marked initialized afterwards."""
+    from agentserver import events
+    from projects_app.models import Project
+    from projects_app.projects import project_wire
+
+    session_command(session=session, command="init", arguments="", model=f"{provider_id}/{model_id}",
+                    message_id=message_id)
+    project = Project.objects.filter(owner=session.owner, project_id=session.project_id).first()
+    if project is not None:
+        project.time_initialized = now_ms()
+        project.save(update_fields=["time_initialized"])
+        events.publish("project.updated", project_wire(project), owner_id=session.owner_id,
+                       directory=session.directory, project_id=project.project_id)
+    return True
+
+
+def session_summarize(*, session: Session, provider_id: str, model_id: str, auto: bool = False) -> bool:
+    """A user message holding one compaction part (agent of the latest user message), answered by the
+    runner with a summary; returns when it is done."""
+    from sessions_app.runtime.agents import default_agent_name
+
+    last = (Message.objects.filter(session=session, role="user").order_by("-id")
+            .values_list("info", flat=True).first()) or {}
+    agent = last.get("agent") or default_agent_name(load_config(session_context(session)))
+    body = {"agent": agent, "model": {"providerID": provider_id, "modelID": model_id},
+            "parts": [{"type": "compaction", "auto": auto}]}
+    message, _ = prompting.prompt_store(session=session, body=body)
+    runner.call(runner.ensure_runner, session.id)
+    runner.wait_for_answer(session.id, message.id)
+    return True
+
+
+def session_compact(*, session: Session) -> bool:
+    """v2 session.compact: summarize with the model the session last used (else the default one)."""
+    from providers_app import models_catalog
+
+    last = (Message.objects.filter(session=session, role="user").order_by("-id")
+            .values_list("info", flat=True).first()) or {}
+    model = last.get("model") or {}
+    if not (model.get("providerID") and model.get("modelID")):
+        context = session_context(session)
+        provider_id, model_id = models_catalog.default_model(context=context, config=load_config(context))
+        model = {"providerID": provider_id, "modelID": model_id}
+    return session_summarize(session=session, provider_id=model["providerID"], model_id=model["modelID"])
