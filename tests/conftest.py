@@ -18,6 +18,15 @@ import pytest
 pytest_plugins = ["tests.fakes.fixtures"]
 
 ROOT = Path(__file__).resolve().parent.parent
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """A server subprocess must not outlive a killed test run (it would hold the test database)."""
+    import ctypes
+    import signal
+
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def free_port() -> int:
@@ -80,6 +89,7 @@ def start_server(env_overrides: dict | None = None, *, log_dir: Path) -> LiveSer
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "--websocket_timeout", "-1",
          "-v", "1", "agentserver.asgi:application"],
         cwd=ROOT, env=env, stdout=log_path.open("wb"), stderr=subprocess.STDOUT, start_new_session=True,
+        preexec_fn=_die_with_parent,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
