@@ -10,10 +10,6 @@ def _name(value: str) -> str:
     return configs.check_name(value, ["name"])
 
 
-class StringMapField(serializers.DictField):
-    child = serializers.CharField(allow_blank=True, max_length=65536)
-
-
 class StrictCharField(serializers.CharField):
     """No coercion: 5 is not the name "5"."""
 
@@ -31,7 +27,7 @@ class CreateInput(serializers.Serializer):
 class PromptRenderInput(serializers.Serializer):
     server = StrictCharField(max_length=128)
     name = StrictCharField(max_length=1024)
-    arguments = StringMapField(required=False)
+    arguments = serializers.DictField(child=StrictCharField(allow_blank=True, max_length=65536), required=False)
 
 
 class ResourceReadQuery(serializers.Serializer):
