@@ -198,7 +198,7 @@ def path_search(*, context, query: str, type: str | None = None, limit: int = SE
     if not needle:
         return sorted(candidates, key=lambda c: (c.count("/"), c.lower()))[:limit]
     matches = [c for c in candidates if _is_subsequence(needle, c.lower())]
-    matches.sort(key=lambda c: -_score(needle, c))
+    matches.sort(key=lambda c: (-_score(needle, c), c))
     return matches[:limit]
 
 
