@@ -17,6 +17,7 @@ import os
 import re
 import subprocess
 import threading
+import time
 from contextlib import contextmanager
 
 from asgiref.sync import sync_to_async
@@ -27,6 +28,8 @@ from agentserver import paths
 log = logging.getLogger(__name__)
 SIZE_LIMIT = 2 * 1024 * 1024
 GIT_TIMEOUT = 120
+GC_EVERY_SECONDS = 24 * 3600
+PRUNE = "7.days.ago"
 _CORE = ["-c", "core.longpaths=true", "-c", "core.symlinks=true", "-c", "core.autocrlf=false",
          "-c", "core.quotepath=false", "-c", "core.fsmonitor=false"]
 _SAFE_COMPONENT = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
@@ -108,6 +111,21 @@ class Snapshots:
                            ("core.symlinks", "true"), ("core.fsmonitor", "false"), ("gc.auto", "0")):
             self._git("config", key, value, tree=False)
 
+    def _maybe_gc(self) -> None:
+        """Unreferenced snapshot objects older than a week are pruned, at most once a day (as opencode's hourly
+        `gc --prune=7.days`, without a timer of its own)."""
+        marker = os.path.join(self.gitdir, "agentserver.gc")
+        try:
+            due = time.time() - os.path.getmtime(marker) >= GC_EVERY_SECONDS
+        except OSError:
+            due = False  # a new repository: the first gc a day from now
+        with open(marker, "a"):
+            os.utime(marker)
+        if not due:
+            return
+        if self._git("gc", "--quiet", f"--prune={PRUNE}", tree=False).returncode:
+            log.warning("snapshot: gc failed in %s", self.gitdir)
+
     def _user_excludes(self) -> str:
         """The user's repo's info/exclude (read only), so what they exclude is not snapshotted either."""
         try:
@@ -160,6 +178,7 @@ class Snapshots:
         """The tree hash of the current state (None when git fails)."""
         with self._locked():
             self._init()
+            self._maybe_gc()
             self._add()
             result = self._git("write-tree")
             tree = result.stdout.decode().strip()

@@ -121,3 +121,20 @@ def test_the_users_own_git_is_untouched(alice, session_of, edit_turn):
              git_out(alice.repo, "stash", "list"))
     assert after == before
     assert git_out(alice.repo, "status", "--porcelain").splitlines() == [" M README.md", "?? new.txt"]
+
+
+def test_moving_the_revert_boundary_starts_from_the_full_state(alice, session_of, edit_turn):
+    session = session_of()
+    edit_turn(session["id"])
+    edit_turn(session["id"], readme="bye\nworld\nagain\nmore\n", name="second.txt", new="two\n")
+    users = [m["info"]["id"] for m in messages_of(alice, session["id"]) if m["info"]["role"] == "user"]
+    url = f"/session/{session['id']}/revert"
+    alice.post(url, json={"messageID": users[0]})
+    assert not (alice.repo / "new.txt").exists() and not (alice.repo / "second.txt").exists()
+    assert (alice.repo / "README.md").read_text() == "hello\n"
+    alice.post(url, json={"messageID": users[1]})  # only the second turn stays reverted
+    assert (alice.repo / "new.txt").exists() and not (alice.repo / "second.txt").exists()
+    assert (alice.repo / "README.md").read_text() == "bye\nworld\nagain\n"
+    alice.post(f"/session/{session['id']}/unrevert")
+    assert (alice.repo / "second.txt").read_text() == "two\n"
+    assert (alice.repo / "README.md").read_text() == "bye\nworld\nagain\nmore\n"
