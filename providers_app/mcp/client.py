@@ -108,7 +108,7 @@ def _is_unauthorized(error: BaseException) -> bool:
 
 
 @contextlib.asynccontextmanager
-async def _transport(target: Target):
+async def _transport(target: Target, seen: dict):
     config = target.config
     if config["type"] == "local":
         from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -124,7 +124,13 @@ async def _transport(target: Target):
     headers = dict(config.get("headers") or {})
     if target.token:
         headers["Authorization"] = f"Bearer {target.token}"
+    async def note_status(response) -> None:
+        # The transport turns an HTTP 401 into a generic JSON-RPC error; remember it to report needs_auth.
+        if response.status_code == 401:
+            seen["unauthorized"] = True
+
     async with create_mcp_http_client(headers=headers) as http:
+        http.event_hooks["response"].append(note_status)
         async with streamable_http_client(config["url"], http_client=http) as streams:
             yield streams
 
@@ -132,8 +138,9 @@ async def _transport(target: Target):
 async def _own(connection: Connection) -> None:
     """The connection's lifetime: connect, serve until closed or idle, then leave the transport."""
     target = connection.target
+    seen: dict = {}
     try:
-        async with _transport(target) as streams:
+        async with _transport(target, seen) as streams:
             read, write = streams[0], streams[1]
             async with ClientSession(read, write) as session:
                 await session.initialize()
@@ -149,8 +156,11 @@ async def _own(connection: Connection) -> None:
         if not connection.ready.done():
             connection.ready.set_exception(McpFailure("Connection cancelled"))
     except BaseException as error:  # noqa: BLE001 - any transport failure is a status, never a crash
-        failure = (McpNeedsAuth("Authentication required") if _is_unauthorized(error)
-                   else McpFailure(_describe(error)))
+        unauthorized = seen.get("unauthorized") or _is_unauthorized(error)
+        if unauthorized and target.config.get("oauth") is not False:
+            failure = McpNeedsAuth("Authentication required")
+        else:
+            failure = McpFailure("Unauthorized (HTTP 401)" if unauthorized else _describe(error))
         if not connection.ready.done():
             connection.ready.set_exception(failure)
         else:
