@@ -6,6 +6,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import ApiView, IdField, V2RequestView, id_param, parse
+from projects_app.api_workspaces import StrictBooleanField, StrictCharField
 from providers_app.selectors import location
 from sessions_app import selectors
 from sessions_app.services import commands
@@ -15,24 +16,24 @@ V2_COMMAND_FIELDS = ("name", "template", "description", "agent", "subtask")
 
 
 class CommandBody(serializers.Serializer):
-    command = serializers.CharField(max_length=200)
-    arguments = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=100_000)
-    agent = serializers.CharField(required=False, max_length=200)
-    model = serializers.CharField(required=False, allow_blank=True, max_length=400)
+    command = StrictCharField(max_length=200)
+    arguments = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=100_000)
+    agent = StrictCharField(required=False, max_length=200)
+    model = StrictCharField(required=False, allow_blank=True, max_length=400)
     messageID = IdField("msg", required=False)
-    variant = serializers.CharField(required=False, allow_blank=True)
+    variant = StrictCharField(required=False, allow_blank=True)
 
 
 class InitBody(serializers.Serializer):
-    modelID = serializers.CharField(max_length=400)
-    providerID = serializers.CharField(max_length=400)
+    modelID = StrictCharField(max_length=400)
+    providerID = StrictCharField(max_length=400)
     messageID = IdField("msg")
 
 
 class SummarizeBody(serializers.Serializer):
-    providerID = serializers.CharField(max_length=400)
-    modelID = serializers.CharField(max_length=400)
-    auto = serializers.BooleanField(required=False, default=False)
+    providerID = StrictCharField(max_length=400)
+    modelID = StrictCharField(max_length=400)
+    auto = StrictBooleanField(required=False, default=False)
 
 
 def _session(request, session_id: str):

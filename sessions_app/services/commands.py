@@ -93,12 +93,11 @@ def session_init(*, session: Session, provider_id: str, model_id: str, message_i
 
     session_command(session=session, command="init", arguments="", model=f"{provider_id}/{model_id}",
                     message_id=message_id)
-    project = Project.objects.filter(owner=session.owner, project_id=session.project_id).first()
-    if project is not None:
-        project.time_initialized = now_ms()
-        project.save(update_fields=["time_initialized"])
-        events.publish("project.updated", project_wire(project), owner_id=session.owner_id,
-                       directory=session.directory, project_id=project.project_id)
+    project = session_context(session).project()
+    Project.objects.filter(pk=project.pk).update(time_initialized=now_ms())
+    project.refresh_from_db()
+    events.publish("project.updated", project_wire(project), owner_id=session.owner_id,
+                   directory=session.directory, project_id=project.project_id)
     return True
 
 
