@@ -14,8 +14,9 @@ class Usage:
     cache_write: int = 0
 
     def wire(self) -> dict:
-        """The `tokens` object of assistant messages and step-finish parts."""
-        return {"input": self.input, "output": self.output, "reasoning": self.reasoning,
+        """The `tokens` object of assistant messages and step-finish parts (`total` as the reference sends it)."""
+        total = self.input + self.output + self.reasoning + self.cache_read + self.cache_write
+        return {"total": total, "input": self.input, "output": self.output, "reasoning": self.reasoning,
                 "cache": {"read": self.cache_read, "write": self.cache_write}}
 
 

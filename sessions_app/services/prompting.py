@@ -61,7 +61,8 @@ def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tup
         message = message_service.message_save(session=session, info=info)
         for part in parts:
             message_service.part_save(session=session, part=part)
-    session_set(session=session, agent=agent_name, model={"id": model["modelID"], "providerID": model["providerID"]})
+    session_set(session=session, agent=agent_name, model={"id": model["modelID"], "providerID": model["providerID"],
+                                                          "variant": body.get("variant") or "default"})
     return message, parts
 
 

@@ -83,7 +83,8 @@ def test_the_first_prompt_titles_the_session_and_totals_add_up(alice, llm, sessi
     titled = wait_until(lambda: (s := alice.get(f"/session/{session['id']}").json())["title"] == "Fake session title"
                         and s)
     assert titled["tokens"]["input"] == 100 and titled["tokens"]["output"] == 20
-    assert titled["agent"] == "build" and titled["model"] == {"id": "fake-model", "providerID": "fake"}
+    assert titled["agent"] == "build"
+    assert titled["model"] == {"id": "fake-model", "providerID": "fake", "variant": "default"}
     alice.post(f"/session/{session['id']}/message", json=text_prompt("again"))
     assert alice.get(f"/session/{session['id']}").json()["tokens"]["input"] == 200
 

@@ -1,0 +1,26 @@
+"""Shapes the stock opencode 1.18.33 clients receive after a prompt, as the reference sends them
+(transcripts/events-tool-call.*): token totals on step-finish parts and completed assistant messages, and the
+session's model with its variant."""
+from tests.fakes.fixtures import FAKE_MODEL, FAKE_PROVIDER, Reply
+from tests.runner.conftest import text_prompt
+
+
+def test_step_finish_and_assistant_tokens_carry_a_total(alice, llm, session_of):
+    session = session_of()
+    llm.script(Reply(text="counted", usage={"input": 100, "output": 20, "reasoning": 3, "cache_read": 7,
+                                            "cache_write": 0}))
+    body = alice.post(f"/session/{session['id']}/message", json=text_prompt("count")).json()
+    finish = body["parts"][-1]
+    assert finish["type"] == "step-finish"
+    tokens = finish["tokens"]
+    assert set(tokens) == {"total", "input", "output", "reasoning", "cache"}
+    assert tokens["total"] == tokens["input"] + tokens["output"] + tokens["reasoning"] + \
+        tokens["cache"]["read"] + tokens["cache"]["write"]
+    assert body["info"]["tokens"] == tokens
+
+
+def test_the_session_model_names_its_variant(alice, llm, session_of):
+    session = session_of()
+    alice.post(f"/session/{session['id']}/message", json=text_prompt("hi"))
+    model = alice.get(f"/session/{session['id']}").json()["model"]
+    assert model == {"id": FAKE_MODEL, "providerID": FAKE_PROVIDER, "variant": "default"}
