@@ -3,12 +3,15 @@ capabilities, console, project directories, MCP resources, workspaces and their 
 integrations, formatter and LSP status. Each answers from real state where the shape implies data."""
 from __future__ import annotations
 
+import logging
 import os
-from importlib import import_module
+import re
 
 from projects_app import workspaces
 from projects_app.config import effective_config
 from projects_app.projects import project_get
+
+log = logging.getLogger(__name__)
 
 
 def capabilities() -> dict:
@@ -33,23 +36,22 @@ def project_directories(*, user, project_id: str) -> list[dict]:
     return out
 
 
+def _mcp_key_part(value: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9_-]", "_", value)
+
+
 def mcp_resources(*, context) -> dict:
-    """MCP resources keyed `<server>:<uri>` (1.18's McpResource map); `{}` until the MCP module lists them."""
+    """MCP resources of the connected servers, keyed `<server>:<resource name>` (sanitized) as opencode does."""
+    from providers_app.mcp import registry
+
     try:
-        module = import_module("providers_app.mcp.resources")
-    except ImportError:
-        return {}
-    lister = getattr(module, "resource_list", None)
-    if lister is None:
+        listed = registry.resource_list(context=context)
+    except Exception:  # noqa: BLE001 - an unreachable MCP server must not break the TUI's start-up
+        log.exception("listing MCP resources")
         return {}
     out = {}
-    for item in lister(context=context) or []:
-        client = item.get("client") or item.get("server") or ""
-        entry = {"name": item.get("name") or item.get("uri", ""), "uri": item.get("uri", ""), "client": client}
-        for key in ("description", "mimeType"):
-            if item.get(key):
-                entry[key] = item[key]
-        out[f"{client}:{entry['uri']}"] = entry
+    for item in listed:
+        out[f"{_mcp_key_part(item['client'])}:{_mcp_key_part(item['name'])}"] = item
     return out
 
 
