@@ -79,7 +79,10 @@ class Snapshots:
         self.worktree = worktree
         base = os.path.join(str(settings.DATA_DIR), "snapshot")
         digest = hashlib.sha1(worktree.encode()).hexdigest()
-        self.gitdir = paths.confine(os.path.join(base, str(int(owner_id)), project_id, digest), [base])
+        owner, project = str(owner_id), str(project_id)
+        if not (_SAFE_COMPONENT.match(owner) and _SAFE_COMPONENT.match(project)) or "." in (owner[0], project[0]):
+            raise ValueError(f"unsafe snapshot location {owner!r}/{project!r}")
+        self.gitdir = paths.confine(os.path.join(base, owner, project, digest), [base])
 
     # ---- plumbing ---------------------------------------------------------------------------------
     def _git(self, *args: str, cwd: str | None = None, tree: bool = True) -> subprocess.CompletedProcess:
