@@ -1,4 +1,4 @@
-"""What a client learns about where it works: GET /path and GET /vcs."""
+"""Where a client works and what changed there: path.get, vcs.get, vcs.status / vcs.diff / vcs.patch."""
 from __future__ import annotations
 
 import os
@@ -6,8 +6,9 @@ import subprocess
 
 from django.conf import settings
 
-from agentserver import paths
+from agentserver import events, paths
 from agentserver.context import default_directory
+from agentserver.errors import BadRequest, Forbidden, PayloadTooLarge
 
 
 def user_data_dir(user) -> str:
@@ -216,11 +217,7 @@ def vcs_patch(*, context, patch: str) -> dict:
     """Apply a unified diff in the context directory with `git apply`, after `--check`. Every path it
     names must stay inside the context boundary; git's own message comes back on a bad patch."""
     if len(patch.encode()) > MAX_PATCH_BYTES:
-        from agentserver.errors import PayloadTooLarge
-
         raise PayloadTooLarge(f"Patch is larger than {MAX_PATCH_BYTES} bytes")
-    from agentserver.errors import BadRequest, Forbidden
-
     cwd = context.directory
     names = _patch_paths(patch)
     if not names:
@@ -230,13 +227,21 @@ def vcs_patch(*, context, patch: str) -> dict:
             raise Forbidden(f"Patch path is outside the working directory: {name}", path=name)
         paths.confine(name, [context.boundary], relative_to=cwd)
     data = patch.encode() if patch.endswith("\n") else (patch + "\n").encode()
-    check = _git_raw(cwd, "apply", "--check", "--whitespace=nowarn", "-", input=data)
+    # Inside a repository git reads patch paths from the worktree top and silently skips those outside
+    # the cwd; run at the top with --directory so paths are relative to the runtime directory, as promised.
+    flags = ["--whitespace=nowarn"]
+    if context.vcs and context.path:
+        cwd, flags = context.worktree, flags + [f"--directory={context.path}"]
+    check = _git_raw(cwd, "apply", "--check", *flags, "-", input=data)
     if check is None:
         raise BadRequest("git is not available", kind="Body")
     if check.returncode != 0:
         raise BadRequest(check.stderr.decode(errors="replace").strip() or "The patch does not apply", kind="Body")
-    applied = _git_raw(cwd, "apply", "--whitespace=nowarn", "-", input=data)
+    applied = _git_raw(cwd, "apply", *flags, "-", input=data)
     if applied is None or applied.returncode != 0:
         message = applied.stderr.decode(errors="replace").strip() if applied is not None else "git failed"
         raise BadRequest(message or "The patch does not apply", kind="Body")
-    return {"applied": True, "files": sorted(set(names))}
+    files = sorted(set(names))
+    for name in files:
+        events.publish_context("file.edited", {"file": os.path.join(context.directory, name)}, context)
+    return {"applied": True, "files": files}

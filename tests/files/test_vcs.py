@@ -155,3 +155,28 @@ def test_a_patch_through_a_symlink_out_is_refused(alice):
     r = alice.post("/api/vcs/patch", params=params(alice), json={"patch": through})
     assert r.status_code in (400, 403), r.text
     assert not (alice.root / "outside" / "planted.txt").exists()
+
+
+def test_patch_paths_are_relative_to_a_subdirectory_context(alice):
+    populate(alice.repo)
+    sub = {"directory": str(alice.repo / "src")}
+    patch = "--- a/util.py\n+++ b/util.py\n@@ -1 +1 @@\n-VALUE = 42\n+VALUE = 43\n"
+    r = alice.post("/api/vcs/patch", params=sub, json={"patch": patch})
+    assert r.status_code == 200, r.text
+    assert (alice.repo / "src" / "util.py").read_text() == "VALUE = 43\n"
+    escape = "--- a/../README.md\n+++ b/../README.md\n@@ -1 +1 @@\n-hello\n+bye\n"
+    assert alice.post("/api/vcs/patch", params=sub, json={"patch": escape}).status_code == 403
+    assert (alice.repo / "README.md").read_text() == "hello\n"
+
+
+def test_patch_publishes_file_edited_for_each_file(alice):
+    from tests.runner.sse import EventRecorder
+
+    recorder = EventRecorder(alice, alice.repo)
+    try:
+        assert alice.post("/api/vcs/patch", params=params(alice), json={"patch": PATCH}).status_code == 200
+        for name in ("README.md", "added.txt"):
+            recorder.wait_for(lambda e, n=name: e["type"] == "file.edited"
+                              and e["properties"] == {"file": str(alice.repo / n)})
+    finally:
+        recorder.close()
