@@ -315,17 +315,25 @@ async def step_start(processor) -> dict:
     """Fields of the step-start part: the snapshot before the step (`{}` when snapshots are off)."""
     step = processor.step
     state = processor.snapshot_state = {}
-    snaps = await _db(for_context)(step.context, step.config)
-    state["repo"] = snaps
-    state["start"] = await run(snaps.track) if snaps is not None else None
-    return {"snapshot": state["start"]} if state["start"] else {}
+    try:
+        snaps = await _db(for_context)(step.context, step.config)
+        state["repo"] = snaps
+        state["start"] = await run(snaps.track) if snaps is not None else None
+    except Exception:  # noqa: BLE001 — a snapshot failure must never fail the turn
+        log.exception("snapshot before a step of %s", processor.session.id)
+        state.clear()
+    return {"snapshot": state["start"]} if state.get("start") else {}
 
 
 async def step_finish(processor) -> dict:
     """Fields of the step-finish part: the snapshot after the step."""
     state = getattr(processor, "snapshot_state", None) or {}
     snaps = state.get("repo")
-    state["end"] = await run(snaps.track) if snaps is not None else None
+    try:
+        state["end"] = await run(snaps.track) if snaps is not None else None
+    except Exception:  # noqa: BLE001
+        log.exception("snapshot after a step of %s", processor.session.id)
+        state["end"] = None
     return {"snapshot": state["end"]} if state["end"] else {}
 
 
@@ -338,10 +346,10 @@ async def after_step(processor) -> None:
     snaps, start, end = state.get("repo"), state.get("start"), state.get("end")
     if snaps is None or not start or not end:
         return
-    patch = await run(snaps.patch, start, end)
-    if patch["files"]:
-        await processor.save(processor._new_part("patch", hash=patch["hash"], files=patch["files"]))
     try:
+        patch = await run(snaps.patch, start, end)
+        if patch["files"]:
+            await processor.save(processor._new_part("patch", hash=patch["hash"], files=patch["files"]))
         await _db(summarize)(session=processor.session, user_message_id=processor.info.get("parentID"),
                              snaps=snaps, changed=bool(patch["files"]))
     except Exception:  # noqa: BLE001 — a summary failure must not fail the turn

@@ -18,9 +18,9 @@ def snapshots_for(session: Session):
 
     try:
         context = session_context(session)
+        return snapshot_store.for_context(context, load_config(context))
     except Exception:  # noqa: BLE001 — a vanished or no longer allowed directory has no snapshots
         return None
-    return snapshot_store.for_context(context, load_config(context))
 
 
 def _bounds(parts) -> tuple[str | None, str | None]:
