@@ -38,3 +38,17 @@ def test_the_summary_is_stored_and_published(alice, session_of, edit_turn, recor
     first_patch = next(i for i, e in enumerate(events.of(session["id"]))
                        if e["type"] == "message.part.updated" and e["properties"]["part"]["type"] == "patch")
     assert "session.diff" in types[first_patch:]
+
+
+def test_ignored_and_large_files_stay_out_of_snapshots(alice, llm, session_of):
+    from tests.fakes.fixtures import Reply
+    from tests.snapshots.conftest import text_prompt
+
+    (alice.repo / ".gitignore").write_text("ignored.txt\n")
+    session = session_of()
+    command = "echo x > ignored.txt; head -c 3000000 /dev/zero > big.bin; echo y > small.txt"
+    llm.script(Reply(tool_calls=[("bash", {"command": command, "description": "files"})]), Reply(text="ok"))
+    alice.post(f"/session/{session['id']}/message", json=text_prompt("make files"))
+    patch = parts_of(messages_of(alice, session["id"]), "patch")[0]
+    assert patch["files"] == [str(alice.repo / "small.txt")]
+    assert [d["file"] for d in alice.get(f"/session/{session['id']}/diff").json()] == ["small.txt"]
