@@ -24,11 +24,14 @@ def _wanted(session_id: str) -> tuple[Session, str] | None:
     session = Session.objects.filter(id=session_id).first()
     if session is None or session.parent_id or not DEFAULT_TITLE.match(session.title or ""):
         return None
-    users = list(Message.objects.filter(session=session, role="user").order_by("id")[:2])
+    # Users whose parts are all synthetic (a session.shell run, a compaction "continue") do not count.
+    users = [m for m in Message.objects.filter(session=session, role="user").order_by("id")
+             .prefetch_related("parts")[:50]
+             if not all(p.data.get("synthetic") for p in m.parts.all())]
     if len(users) != 1:
         return None
-    texts = [p.data.get("text") or "" for p in Part.objects.filter(message=users[0], type="text")
-             if not p.data.get("synthetic")]
+    texts = [p.data.get("text") or "" for p in users[0].parts.all() if p.type == "text"
+             and not p.data.get("synthetic")]
     first = "\n".join(t for t in texts if t).strip()
     return (session, first) if first else None
 

@@ -2,7 +2,7 @@
 (transcripts/events-tool-call.*): token totals on step-finish parts and completed assistant messages, and the
 session's model with its variant."""
 from tests.fakes.fixtures import FAKE_MODEL, FAKE_PROVIDER, Reply
-from tests.runner.conftest import text_prompt
+from tests.runner.conftest import text_prompt, wait_until
 
 
 def test_step_finish_and_assistant_tokens_carry_a_total(alice, llm, session_of):
@@ -24,3 +24,11 @@ def test_the_session_model_names_its_variant(alice, llm, session_of):
     alice.post(f"/session/{session['id']}/message", json=text_prompt("hi"))
     model = alice.get(f"/session/{session['id']}").json()["model"]
     assert model == {"id": FAKE_MODEL, "providerID": FAKE_PROVIDER, "variant": "default"}
+
+
+def test_a_shell_run_first_does_not_keep_the_session_from_its_title(alice, llm, session_of):
+    """The TUI's `!ls` before the first prompt adds an all-synthetic user message; the title still comes."""
+    session = session_of()
+    assert alice.post(f"/session/{session['id']}/shell", json={"agent": "build", "command": "true"}).status_code == 200
+    alice.post(f"/session/{session['id']}/message", json=text_prompt("now a real prompt"))
+    assert wait_until(lambda: alice.get(f"/session/{session['id']}").json()["title"] == "Fake session title")
