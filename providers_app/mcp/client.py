@@ -26,7 +26,7 @@ IDLE_SECONDS = float(os.environ.get("AGENTSERVER_MCP_IDLE_SECONDS", "300"))
 CONNECT_SECONDS = 10.0
 REQUEST_SECONDS = 30.0
 TOOL_CALL_SECONDS = 300.0
-FAILURE_TTL_SECONDS = 5.0
+FAILURE_TTL_SECONDS = 30.0
 # What a local server inherits from our environment: enough to find programs and a home, never our secrets
 # (SECRET_KEY, DATABASE_URL, Fernet keys, provider keys live in the server's environment).
 INHERITED_ENV = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ")
@@ -108,9 +108,9 @@ def _is_unauthorized(error: BaseException) -> bool:
 
 
 @contextlib.asynccontextmanager
-async def _transport(target: Target, seen: dict):
+async def _transport(target: Target, kind: str, seen: dict):
     config = target.config
-    if config["type"] == "local":
+    if kind == "stdio":
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         params = StdioServerParameters(command=config["command"][0], args=config["command"][1:],
@@ -118,53 +118,78 @@ async def _transport(target: Target, seen: dict):
         async with stdio_client(params, errlog=_errlog()) as streams:
             yield streams
         return
+    from mcp.client.sse import sse_client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
     headers = dict(config.get("headers") or {})
     if target.token:
         headers["Authorization"] = f"Bearer {target.token}"
+
     async def note_status(response) -> None:
-        # The transport turns an HTTP 401 into a generic JSON-RPC error; remember it to report needs_auth.
+        # The transports turn an HTTP 401 into a generic error; remember it to report needs_auth.
         if response.status_code == 401:
             seen["unauthorized"] = True
 
-    async with create_mcp_http_client(headers=headers) as http:
+    def http_client(headers=None, timeout=None, auth=None):
+        http = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
         http.event_hooks["response"].append(note_status)
-        async with streamable_http_client(config["url"], http_client=http) as streams:
+        return http
+
+    if kind == "http":
+        async with http_client(headers=headers) as http:
+            async with streamable_http_client(config["url"], http_client=http) as streams:
+                yield streams
+    else:
+        async with sse_client(config["url"], headers=headers, httpx_client_factory=http_client) as streams:
             yield streams
 
 
+async def _serve(connection: Connection, kind: str, seen: dict) -> None:
+    async with _transport(connection.target, kind, seen) as streams:
+        async with ClientSession(streams[0], streams[1]) as session:
+            await session.initialize()
+            connection.session = session
+            connection.ready.set_result(True)
+            while not connection.stop.is_set():
+                try:
+                    await asyncio.wait_for(connection.stop.wait(), timeout=min(IDLE_SECONDS, 30.0))
+                except asyncio.TimeoutError:
+                    if time.monotonic() - connection.last_used > IDLE_SECONDS:
+                        break
+
+
 async def _own(connection: Connection) -> None:
-    """The connection's lifetime: connect, serve until closed or idle, then leave the transport."""
+    """The connection's lifetime: connect (a remote server over streamable HTTP, then SSE, as opencode),
+    serve until closed or idle, then leave the transport."""
     target = connection.target
     seen: dict = {}
+    kinds = ["stdio"] if target.config["type"] == "local" else ["http", "sse"]
+    errors: list[BaseException] = []
     try:
-        async with _transport(target, seen) as streams:
-            read, write = streams[0], streams[1]
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                connection.session = session
-                connection.ready.set_result(True)
-                while not connection.stop.is_set():
-                    try:
-                        await asyncio.wait_for(connection.stop.wait(), timeout=min(IDLE_SECONDS, 30.0))
-                    except asyncio.TimeoutError:
-                        if time.monotonic() - connection.last_used > IDLE_SECONDS:
-                            break
-    except asyncio.CancelledError:
-        if not connection.ready.done():
-            connection.ready.set_exception(McpFailure("Connection cancelled"))
-    except BaseException as error:  # noqa: BLE001 - any transport failure is a status, never a crash
-        unauthorized = seen.get("unauthorized") or _is_unauthorized(error)
+        for kind in kinds:
+            try:
+                await _serve(connection, kind, seen)
+                return
+            except asyncio.CancelledError:
+                raise
+            except BaseException as error:  # noqa: BLE001 - any transport failure is a status, never a crash
+                if connection.ready.done():
+                    log.info("MCP server %s closed: %s", target.name, _describe(error))
+                    return
+                errors.append(error)
+                if seen.get("unauthorized"):
+                    break
+        unauthorized = seen.get("unauthorized") or any(_is_unauthorized(e) for e in errors)
         if unauthorized and target.config.get("oauth") is not False:
             failure = McpNeedsAuth("Authentication required")
         else:
-            failure = McpFailure("Unauthorized (HTTP 401)" if unauthorized else _describe(error))
+            failure = McpFailure("Unauthorized (HTTP 401)" if unauthorized else _describe(errors[0]))
         if not connection.ready.done():
             connection.ready.set_exception(failure)
-        else:
-            log.info("MCP server %s closed: %s", target.name, _describe(error))
+    except asyncio.CancelledError:
+        if not connection.ready.done():
+            connection.ready.set_exception(McpFailure("Connection cancelled"))
     finally:
         connection.session = None
         if _connections.get(target.key) is connection:

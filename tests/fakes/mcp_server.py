@@ -1,6 +1,6 @@
 """A tiny real MCP server for the tests, spoken to over stdio: tools add/echo/env, a prompt, a resource.
 
-Run as `python tests/fakes/mcp_server.py`; the `env` tool lets a test see the child's environment."""
+Run as `python tests/fakes/mcp_server.py` (stdio) or with `--http PORT` / `--sse PORT` (remote); the `env` tool lets a test see the child's environment."""
 import os
 
 from mcp.server.mcpserver import MCPServer
@@ -39,4 +39,10 @@ def notes() -> str:
 
 
 if __name__ == "__main__":
-    app.run()
+    import sys
+
+    if len(sys.argv) == 3 and sys.argv[1] in ("--http", "--sse"):
+        transport = "streamable-http" if sys.argv[1] == "--http" else "sse"
+        app.run(transport, host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        app.run()
