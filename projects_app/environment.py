@@ -1,6 +1,7 @@
 """Where a client works and what changed there: path.get, vcs.get, vcs.status / vcs.diff / vcs.patch."""
 from __future__ import annotations
 
+import codecs
 import os
 import subprocess
 
@@ -69,7 +70,7 @@ _DIFF_FLAGS = ("--no-color", "--no-ext-diff", "--no-renames", "--src-prefix=a/",
 def _git_raw(cwd: str, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess | None:
     try:
         return subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, input=input, timeout=60,
+            ["git", "-c", "core.quotePath=false", *args], cwd=cwd, capture_output=True, input=input, timeout=60,
             stdin=None if input is not None else subprocess.DEVNULL,
             env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"},
         )
@@ -197,19 +198,29 @@ def vcs_diff(*, context, mode: str = "worktree") -> list[dict]:
     return [_file_diff(chunk) for chunk in _split_patch(vcs_diff_patch(context=context, mode=mode))]
 
 
+def _unquote(name: str) -> str:
+    """git C-quotes unusual names ("a/\\303\\251.txt"); decode them so the checks see the real path."""
+    if len(name) >= 2 and name[0] == name[-1] == '"':
+        return codecs.escape_decode(name[1:-1].encode())[0].decode("utf-8", errors="replace")
+    return name
+
+
+def _strip_prefix(name: str) -> str:
+    return name[2:] if name[:2] in ("a/", "b/") else name
+
+
 def _patch_paths(patch: str) -> list[str]:
     found = []
     for line in patch.splitlines():
         if line.startswith(("--- ", "+++ ")):
-            name = line[4:].split("\t", 1)[0].strip()
+            name = _unquote(line[4:].split("\t", 1)[0].strip())
             if name != "/dev/null":
-                found.append(name[2:] if name[:2] in ("a/", "b/") else name)
+                found.append(_strip_prefix(name))
         elif line.startswith(("rename from ", "rename to ", "copy from ", "copy to ")):
-            found.append(line.split(" ", 2)[2].strip())
-        elif line.startswith("diff --git "):
-            for part in line[len("diff --git "):].split(" "):
-                if part[:2] in ("a/", "b/"):
-                    found.append(part[2:])
+            found.append(_unquote(line.split(" ", 2)[2].strip()))
+        elif line.startswith("diff --git a/") and " b/" in line:  # binary and mode-only patches name files here
+            old_name, new_name = line[len("diff --git a/"):].split(" b/", 1)
+            found += [old_name, new_name]
     return found
 
 

@@ -10,8 +10,9 @@ import json
 import mimetypes
 import os
 import subprocess
-import sys
 import shutil
+import sys
+import threading
 
 from rapidfuzz import fuzz
 
@@ -134,6 +135,14 @@ def _rg(args: list[str], cwd: str) -> subprocess.Popen:
     )
 
 
+def _watchdog(process: subprocess.Popen) -> threading.Timer:
+    """Kill ripgrep if it outlives its time, so a huge or slow tree cannot hold a request thread."""
+    timer = threading.Timer(_RG_TIMEOUT, process.kill)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
 def _finish(process: subprocess.Popen) -> str:
     try:
         _, stderr = process.communicate(timeout=_RG_TIMEOUT)
@@ -146,6 +155,7 @@ def _finish(process: subprocess.Popen) -> str:
 def worktree_files(directory: str) -> list[str]:
     """Files under `directory` (relative, `/`-separated), honouring .gitignore, hidden files included."""
     process = _rg(["--files", "--hidden", "--glob", "!.git", "--no-messages", "./"], directory)
+    timer = _watchdog(process)
     files = []
     assert process.stdout is not None
     for raw in process.stdout:
@@ -155,6 +165,7 @@ def worktree_files(directory: str) -> list[str]:
             process.kill()
             break
     _finish(process)
+    timer.cancel()
     return files
 
 
@@ -223,6 +234,7 @@ def content_grep(*, context, pattern: str, include: str | None = None, limit: in
         args += ["--glob", include]
     args += ["--regexp", pattern, "./"]
     process = _rg(args, context.directory)
+    timer = _watchdog(process)
     matches: list[dict] = []
     assert process.stdout is not None
     for raw in process.stdout:
@@ -245,6 +257,7 @@ def content_grep(*, context, pattern: str, include: str | None = None, limit: in
             process.kill()
             break
     stderr = _finish(process)
+    timer.cancel()
     if process.returncode == 2 and not matches and "regex" in stderr.lower():
         raise BadRequest(f"Invalid pattern: {stderr[:500]}", kind="Body")
     return matches

@@ -180,3 +180,21 @@ def test_patch_publishes_file_edited_for_each_file(alice):
                               and e["properties"] == {"file": str(alice.repo / n)})
     finally:
         recorder.close()
+
+
+def test_unicode_and_spaced_names_are_reported_verbatim(alice):
+    (alice.repo / "café notes.txt").write_text("x\n")
+    (alice.repo / "README.md").write_text("changed\n")
+    git(alice.repo, "add", "-A")
+    status = {c["path"] for c in alice.get("/api/vcs/status", params=params(alice)).json()["data"]}
+    assert status == {"café notes.txt", "README.md"}
+    diffs = {d["file"] for d in alice.get("/api/vcs/diff", params=params(alice)).json()["data"]}
+    assert diffs == {"café notes.txt", "README.md"}
+
+
+def test_a_quoted_patch_path_is_decoded_before_the_checks(alice):
+    quoted = ('diff --git "a/\\056\\056/esc.txt" "b/\\056\\056/esc.txt"\nnew file mode 100644\n--- /dev/null\n'
+              '+++ "b/\\056\\056/esc.txt"\n@@ -0,0 +1 @@\n+x\n')
+    r = alice.post("/api/vcs/patch", params=params(alice), json={"patch": quoted})
+    assert r.status_code == 403, r.text
+    assert not (alice.root / "esc.txt").exists()
