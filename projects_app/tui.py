@@ -25,12 +25,19 @@ def console_state() -> dict:
 
 
 def project_directories(*, user, project_id: str) -> list[dict]:
-    """The project's worktree, then the directories of its registered, unarchived workspaces that exist."""
+    """Directories of the project the user may open: its worktree (for the non-git `global` project, the
+    user's allowed roots), then its registered, unarchived workspaces that exist."""
+    from agentserver.paths import within_any
+    from auth_app.tokens import roots_of
+
     project = project_get(user=user, project_id=project_id)
-    out = [{"directory": project.worktree}]
-    seen = {project.worktree}
+    roots = roots_of(user)
+    candidates = [project.worktree] if project.vcs else list(roots)
+    out = [{"directory": d} for d in candidates if within_any(d, roots) and os.path.isdir(d)]
+    seen = {entry["directory"] for entry in out}
     for workspace in workspaces.workspace_list(user=user, project_id=project_id).filter(archived=False):
-        if workspace.directory not in seen and os.path.isdir(workspace.directory):
+        usable = workspace.created_by_server or within_any(workspace.directory, roots)
+        if usable and workspace.directory not in seen and os.path.isdir(workspace.directory):
             seen.add(workspace.directory)
             out.append({"directory": workspace.directory, "strategy": workspace.type})
     return out

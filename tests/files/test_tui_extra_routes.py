@@ -126,3 +126,16 @@ def test_anonymous_callers_get_401_on_the_extra_routes(anon):
                 "/experimental/workspace", "/experimental/workspace/status", "/project/x/directories",
                 "/api/location", "/api/reference", "/api/integration", "/formatter", "/api/formatter"):
         assert anon.get(url).status_code == 401, url
+
+
+def test_the_global_projects_directories_are_the_users_roots_not_the_filesystem_root(alice):
+    plain = alice.root / "plain"
+    plain.mkdir()
+    project = alice.get("/project/current", params={"directory": str(plain)}).json()
+    assert project["id"] == "global"
+    assert alice.get("/project/global/directories").json() == [{"directory": str(alice.root)}]
+
+
+def test_charlie_without_roots_is_refused_on_context_routes(charlie):
+    for url in ("/api/fs/tree", "/api/vcs/status", "/api/location", "/file?path=.", "/experimental/workspace"):
+        assert charlie.get(url).status_code == 403, url
