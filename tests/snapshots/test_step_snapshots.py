@@ -46,7 +46,7 @@ def test_ignored_and_large_files_stay_out_of_snapshots(alice, llm, session_of):
 
     (alice.repo / ".gitignore").write_text("ignored.txt\n")
     session = session_of()
-    command = "echo x > ignored.txt; head -c 3000000 /dev/zero > big.bin; echo y > small.txt"
+    command = "echo x > ignored.txt; python3 -c \"open('big.bin', 'w').write('0' * 3000000)\"; echo y > small.txt"
     llm.script(Reply(tool_calls=[("bash", {"command": command, "description": "files"})]), Reply(text="ok"))
     alice.post(f"/session/{session['id']}/message", json=text_prompt("make files"))
     patch = parts_of(messages_of(alice, session["id"]), "patch")[0]
