@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -72,7 +73,23 @@ def servers_for(context, config: dict | None = None) -> dict[str, Server]:
             except BadRequest as error:
                 out[name] = Server(name, None, f"Invalid config: {error.message}")
     out.update(_runtime_servers(context))
-    return out
+    return {name: _confined(context, server) for name, server in out.items()}
+
+
+def _confined(context, server: Server) -> Server:
+    """A local server's `cwd` (relative to the context directory) must stay inside the user's roots."""
+    cwd = (server.config or {}).get("cwd")
+    if not cwd:
+        return server
+    from agentserver import paths
+    from agentserver.errors import ApiError
+    from auth_app.tokens import roots_of
+
+    try:
+        real = paths.confine(os.path.join(context.directory, cwd), roots_of(context.user))
+    except ApiError as error:
+        return Server(server.name, None, f"cwd: {error.message}", server.source)
+    return Server(server.name, {**server.config, "cwd": real}, None, server.source)
 
 
 def server_get(context, name: str) -> Server:
@@ -186,7 +203,7 @@ def server_create(*, context, name: str, config: dict) -> dict:
                                            defaults={"ciphertext": crypto.encrypt_json(clean)})
     forget_connections(context, name)
     events.publish_context("mcp.tools.changed", {"server": name}, context)
-    server = Server(name, clean, None, "runtime")
+    server = _confined(context, Server(name, clean, None, "runtime"))
     status = _statuses(context, {name: server})[name]
     return {**server.describe(), **status, "auth": _auth_state(context, server)}
 

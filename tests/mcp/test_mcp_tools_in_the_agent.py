@@ -81,3 +81,28 @@ def test_the_mcp_child_gets_no_server_secrets_and_runs_in_the_directory(alice, l
                    "AGENTSERVER_FERNET_KEYS", "REDIS_URL"):
         assert secret not in names
     assert len(names) <= 12
+
+
+def test_an_mcp_tool_asks_under_its_tool_id_when_the_config_says_ask(alice, llm, add_server):
+    import threading
+
+    from projects_app.models import UserConfig
+    from tests.runner.conftest import wait_until
+
+    add_server(alice)
+    config = UserConfig.objects.get(user=alice.user)
+    config.data = {**config.data, "permission": {"calc_echo": "ask"}}
+    config.save()
+    session_id = new_session(alice)
+    llm.script(Reply(tool_calls=[("calc_echo", {"text": "hi"})]), Reply(text="echoed"))
+    results = {}
+    thread = threading.Thread(target=lambda: results.update(answer=alice.post(
+        f"/session/{session_id}/message", json=text_prompt("echo"), timeout=60).json()))
+    thread.start()
+    request = wait_until(lambda: alice.get("/permission").json())[0]
+    assert request["permission"] == "calc_echo" and request["patterns"] == ["*"]
+    assert alice.post(f"/permission/{request['id']}/reply", json={"reply": "once"}).json() is True
+    thread.join(30)
+    assert results["answer"]["parts"][1]["text"] == "echoed"
+    part = next(p for p in alice.get(f"/session/{session_id}/message").json()[1]["parts"] if p["type"] == "tool")
+    assert part["state"]["status"] == "completed" and part["state"]["output"] == "Echo: hi"

@@ -85,3 +85,11 @@ def test_anonymous_callers_are_refused(anon):
                          ("GET", "/api/mcp/prompt"), ("GET", "/api/mcp/resource"),
                          ("POST", "/api/mcp/server/x/oauth")):
         assert anon.request(method, path).status_code == 401
+
+
+def test_a_cwd_outside_the_roots_is_a_failed_status(alice, add_server):
+    created = add_server(alice, "escape", local_config(cwd="/etc"))
+    assert created["status"] == "failed" and "cwd" in created["error"]
+    (alice.repo / "sub").mkdir()
+    inside = add_server(alice, "inside", local_config(cwd="sub"))
+    assert inside["status"] == "connected"
