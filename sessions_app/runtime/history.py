@@ -73,6 +73,8 @@ def _file_content(part: dict) -> dict | None:
     url, mime = part.get("url") or "", part.get("mime") or ""
     if url.startswith("data:") and "," in url:
         header, payload = url[5:].split(",", 1)
+        if (mime or header.split(";")[0]).startswith("text/"):
+            return None  # stored beside synthetic text parts holding its content (prompt_input); sent once
         if mime.startswith("image/") and header.endswith(";base64"):
             return {"type": "image", "mime": mime, "data": payload}
         if header.endswith(";base64"):

@@ -1,6 +1,8 @@
 """Shapes the stock opencode 1.18.33 clients receive after a prompt, as the reference sends them
 (transcripts/events-tool-call.*): token totals on step-finish parts and completed assistant messages, and the
 session's model with its variant."""
+import base64
+
 from tests.fakes.fixtures import FAKE_MODEL, FAKE_PROVIDER, Reply
 from tests.runner.conftest import text_prompt, wait_until
 
@@ -32,3 +34,15 @@ def test_a_shell_run_first_does_not_keep_the_session_from_its_title(alice, llm, 
     assert alice.post(f"/session/{session['id']}/shell", json={"agent": "build", "command": "true"}).status_code == 200
     alice.post(f"/session/{session['id']}/message", json=text_prompt("now a real prompt"))
     assert wait_until(lambda: alice.get(f"/session/{session['id']}").json()["title"] == "Fake session title")
+
+
+def test_an_attached_text_file_reaches_the_model_once(alice, llm, session_of):
+    """`opencode run "..." -f notes.txt` sends the file inline as a data: URL; the model sees its text once."""
+    session = session_of()
+    encoded = base64.b64encode(b"attached body 42\n").decode()
+    body = {"parts": [{"type": "text", "text": "summarize"},
+                      {"type": "file", "mime": "text/plain", "url": f"data:text/plain;base64,{encoded}",
+                       "filename": "notes.txt"}]}
+    assert alice.post(f"/session/{session['id']}/message", json=body).status_code == 200
+    prompt = [r for r in llm.requests if "title generator" not in r.system_text.lower()][0]
+    assert str(prompt.body["messages"]).count("attached body 42") == 1
