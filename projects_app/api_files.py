@@ -242,6 +242,16 @@ class FindFileView(ApiView):
                                           limit=query["limit"]))
 
 
+class FindSymbolView(ApiView):
+    operation_ids = {"GET": "find.symbols"}
+
+    def get(self, request):
+        parse_query(FindFileQuery, request)
+        self.context(request)
+        # Workspace symbols come from language servers, and this server runs none (see lsp.status).
+        return Response([])
+
+
 class VcsStatusView(ApiView):
     operation_ids = {"GET": "vcs.status"}
 

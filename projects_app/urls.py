@@ -40,6 +40,7 @@ original += [
     path("file/status", files_views.FileStatusView.as_view(), name="file.status"),
     path("find", files_views.FindTextView.as_view(), name="find.text"),
     path("find/file", files_views.FindFileView.as_view(), name="find.files"),
+    path("find/symbol", files_views.FindSymbolView.as_view(), name="find.symbols"),
     path("vcs/status", files_views.VcsStatusView.as_view(), name="vcs.status"),
     path("vcs/diff", files_views.VcsDiffView.as_view(), name="vcs.diff"),
     path("vcs/diff/raw", files_views.VcsDiffRawView.as_view(), name="vcs.diff.raw"),

@@ -97,3 +97,9 @@ def test_the_original_find_route_greps_too(alice):
     found = alice.get("/find", params=params(alice, pattern="VALUE")).json()
     assert [(m["path"]["text"], m["line_number"]) for m in found] == [("src/util.py", 1)]
     assert alice.get("/find", params=params(alice)).status_code == 400
+
+
+def test_symbol_search_is_empty_because_no_language_server_runs(alice, bob):
+    assert alice.get("/find/symbol", params=params(alice, query="hello")).json() == []
+    assert alice.get("/find/symbol", params=params(alice)).status_code == 400
+    assert bob.get("/find/symbol", params={"directory": str(alice.repo), "query": "x"}).status_code == 403
