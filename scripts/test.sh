@@ -7,9 +7,11 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
     || echo "warning: could not install chromium; the browser test will be skipped"
 fi
-# opencode's own clients (tests/clients) run the stock 1.18.33 binary; they skip when it is missing.
-if ! ls .tools/node_modules/opencode-linux-*/bin/opencode >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
-  npm install --prefix .tools --no-audit --no-fund --loglevel=error opencode-ai@1.18.33 >/dev/null \
+# opencode's own clients (tests/clients) run the stock 1.18.33 binary and JS SDK; they skip when missing.
+if { ! ls .tools/node_modules/opencode-linux-*/bin/opencode || [ ! -e .tools/node_modules/@opencode-ai/sdk ]; } \
+    >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+  npm install --prefix .tools --no-audit --no-fund --loglevel=error opencode-ai@1.18.33 @opencode-ai/sdk@1.18.33 \
+    >/dev/null \
     || echo "warning: could not install opencode-ai; the client tests will be skipped"
 fi
 exec .venv/bin/python -m pytest "$@"
