@@ -61,9 +61,26 @@ def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tup
         message = message_service.message_save(session=session, info=info)
         for part in parts:
             message_service.part_save(session=session, part=part)
+    fields = {}
+    if body.get("tools"):
+        fields["permission"] = tools_as_session_rules(session.permission, body["tools"])
     session_set(session=session, agent=agent_name, model={"id": model["modelID"], "providerID": model["providerID"],
-                                                          "variant": body.get("variant") or "default"})
+                                                          "variant": body.get("variant") or "default"}, **fields)
     return message, parts
+
+
+def tools_as_session_rules(existing, tools: dict) -> list[dict]:
+    """A prompt's `tools: {"bash": false}` becomes session permission rules, as opencode 1.18 does
+    (`{permission: tool, pattern: "*", action: allow|deny}`), so it holds for later prompts too. 1.18
+    replaces the session's rules with these; we merge instead (newer opencode's Permission.merge): a rule
+    for the same permission and pattern is replaced, others (e.g. a child session's task denial) stay. For
+    a session without rules the result is exactly 1.18's list."""
+    from sessions_app.services.permissions import clean_rules
+
+    new = [{"permission": tool, "pattern": "*", "action": "allow" if enabled else "deny"}
+           for tool, enabled in tools.items()]
+    keys = {(r["permission"], r["pattern"]) for r in new}
+    return [r for r in clean_rules(existing) if (r["permission"], r["pattern"]) not in keys] + new
 
 
 def _revert_cleanup(session: Session) -> None:

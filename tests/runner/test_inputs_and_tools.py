@@ -47,12 +47,17 @@ def test_a_file_outside_the_roots_is_refused(alice, llm, session_of):
     assert alice.get(f"/session/{session['id']}/message").json() == []
 
 
-def test_the_tools_map_removes_tools_for_the_turn(alice, llm, session_of):
+def test_the_tools_map_removes_tools_until_a_prompt_turns_them_back_on(alice, llm, session_of):
+    # 1.18: the map becomes session permission rules (tests/runner/test_prompt_tools_rules.py), so it
+    # outlives the turn; `{"bash": true}` later allows it again.
     session = session_of()
     alice.post(f"/session/{session['id']}/message", json=text_prompt("x", tools={"bash": False}))
     offered = [t["function"]["name"] for t in model_calls(llm)[0].body.get("tools", [])]
     assert "read" in offered and "bash" not in offered
     alice.post(f"/session/{session['id']}/message", json=text_prompt("y"))
+    offered = [t["function"]["name"] for t in model_calls(llm)[-1].body.get("tools", [])]
+    assert "bash" not in offered
+    alice.post(f"/session/{session['id']}/message", json=text_prompt("z", tools={"bash": True}))
     offered = [t["function"]["name"] for t in model_calls(llm)[-1].body.get("tools", [])]
     assert "bash" in offered
 
