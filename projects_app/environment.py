@@ -256,3 +256,32 @@ def vcs_patch(*, context, patch: str) -> dict:
     for name in files:
         events.publish_context("file.edited", {"file": os.path.join(context.directory, name)}, context)
     return {"applied": True, "files": files}
+
+
+def _hunks(diff: str) -> list[dict]:
+    hunks: list[dict] = []
+    for line in diff.splitlines():
+        if line.startswith("@@"):
+            header = line.split("@@")[1].strip().split(" ")
+            old, new = header[0][1:].split(","), header[1][1:].split(",")
+            hunks.append({"oldStart": int(old[0]), "oldLines": int(old[1]) if len(old) > 1 else 1,
+                          "newStart": int(new[0]), "newLines": int(new[1]) if len(new) > 1 else 1, "lines": []})
+        elif hunks and line[:1] in (" ", "+", "-", "\\"):
+            hunks[-1]["lines"].append(line)
+    return hunks
+
+
+def file_change(*, context, real: str) -> dict:
+    """`{diff, patch}` of one tracked file against HEAD for FileContent; `{}` when unchanged or untracked."""
+    if not context.vcs:
+        return {}
+    rel = os.path.relpath(real, context.worktree)
+    out = _git_raw(context.worktree, "diff", *_DIFF_FLAGS, "HEAD", "--", rel)
+    if out is None or out.returncode != 0 or not out.stdout:
+        return {}
+    diff = out.stdout.decode(errors="replace")
+    try:
+        hunks = _hunks(diff)
+    except (IndexError, ValueError):
+        return {"diff": diff}
+    return {"diff": diff, "patch": {"oldFileName": rel, "newFileName": rel, "hunks": hunks}}

@@ -73,9 +73,13 @@ def file_read(*, context, path: str) -> dict:
         raise BadRequest(f"Cannot read {path}: {error.strerror}", kind="Query") from error
     if not _looks_binary(data):
         try:
-            return {"type": "text", "content": data.decode("utf-8")}
+            text = data.decode("utf-8")
         except UnicodeDecodeError:
             pass
+        else:
+            from projects_app.environment import file_change
+
+            return {"type": "text", "content": text, **file_change(context=context, real=real)}
     mime = mimetypes.guess_type(real)[0] or "application/octet-stream"
     return {"type": "binary", "content": base64.b64encode(data).decode("ascii"), "encoding": "base64",
             "mimeType": mime}

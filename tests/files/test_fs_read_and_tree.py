@@ -70,3 +70,17 @@ def test_listing_a_file_is_400_and_a_missing_directory_404(alice):
     populate(alice.repo)
     assert alice.get("/api/fs/tree", params=params(alice, path="README.md")).status_code == 400
     assert alice.get("/api/fs/tree", params=params(alice, path="nowhere")).status_code == 404
+
+
+def test_a_modified_file_comes_with_its_diff_against_head(alice):
+    (alice.repo / "README.md").write_text("hello\nworld\n")
+    data = alice.get("/file/content", params=params(alice, path="README.md")).json()
+    assert data["content"] == "hello\nworld\n"
+    assert "+world" in data["diff"]
+    assert data["patch"] == {"oldFileName": "README.md", "newFileName": "README.md", "hunks": [
+        {"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 2, "lines": [" hello", "+world"]}]}
+    assert set(alice.get("/file/content", params=params(alice, path="README.md")).json()) == \
+        {"type", "content", "diff", "patch"}
+    (alice.repo / "README.md").write_text("hello\n")
+    assert alice.get("/api/fs/file", params=params(alice, path="README.md")).json()["data"] == \
+        {"type": "text", "content": "hello\n"}
