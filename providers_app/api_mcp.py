@@ -42,10 +42,16 @@ class CallbackInput(serializers.Serializer):
 
 
 class McpStatusView(ApiView):
-    operation_ids = {"GET": "mcp.status"}
+    operation_ids = {"GET": "mcp.status", "POST": "mcp.add"}
 
     def get(self, request):
         return Response(registry.status_map(context=self.context(request)))
+
+    def post(self, request):
+        data = parse(CreateInput, request.data)
+        context = self.context(request)
+        registry.server_create(context=context, name=data["name"], config=data["config"])
+        return Response(registry.status_map(context=context))
 
 
 class V2ServerView(V2RequestView):
@@ -104,6 +110,26 @@ class V2OAuthView(V2RequestView):
 
 class V2OAuthCallbackView(V2RequestView):
     operation_ids = {"POST": "mcp.server.oauth.callback"}
+
+    def post(self, request, name: str):
+        data = parse(CallbackInput, request.data)
+        return Response(oauth.oauth_callback(context=self.context(request), name=_name(name), code=data["code"]))
+
+
+# ---- original /mcp/{name}/auth routes (opencode 1.18), same services ------------------------------------
+
+class McpAuthView(ApiView):
+    operation_ids = {"POST": "mcp.auth.start", "DELETE": "mcp.auth.remove"}
+
+    def post(self, request, name: str):
+        return Response(oauth.oauth_start(context=self.context(request), name=_name(name)))
+
+    def delete(self, request, name: str):
+        return Response(oauth.oauth_delete(context=self.context(request), name=_name(name)))
+
+
+class McpAuthCallbackView(ApiView):
+    operation_ids = {"POST": "mcp.auth.callback"}
 
     def post(self, request, name: str):
         data = parse(CallbackInput, request.data)

@@ -26,6 +26,8 @@ from providers_app import api_mcp  # noqa: E402
 
 original += [
     path("mcp", api_mcp.McpStatusView.as_view(), name="mcp.status"),
+    path("mcp/<str:name>/auth", api_mcp.McpAuthView.as_view(), name="mcp.auth.start"),
+    path("mcp/<str:name>/auth/callback", api_mcp.McpAuthCallbackView.as_view(), name="mcp.auth.callback"),
 ]
 v2 += [
     path("mcp/server", api_mcp.V2ServerView.as_view(), name="mcp.server.list"),

@@ -126,3 +126,14 @@ def test_a_server_without_metadata_is_400(alice, add_server):
     add_server(alice, "nowhere", {"type": "remote", "url": "http://127.0.0.1:9/mcp"})
     response = api(alice, "POST", "/mcp/server/nowhere/oauth")
     assert response.status_code == 400
+
+
+def test_the_original_auth_routes_use_the_same_flow(alice, add_server, auth_server):
+    add_server(alice, "remote", {"type": "remote", "url": auth_server.url + "/mcp"})
+    params = {"directory": str(alice.repo)}
+    started = alice.post("/mcp/remote/auth", params=params).json()
+    assert started["authorizationUrl"].startswith(auth_server.url + "/authorize?")
+    done = alice.post("/mcp/remote/auth/callback", params=params, json={"code": "c"})
+    assert done.status_code == 200 and done.json()["status"] in ("failed", "needs_auth", "connected")
+    assert alice.delete("/mcp/remote/auth", params=params).json() == {"success": True}
+    assert alice.post("/mcp/nope/auth", params=params).status_code == 404

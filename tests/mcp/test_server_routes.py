@@ -93,3 +93,11 @@ def test_a_cwd_outside_the_roots_is_a_failed_status(alice, add_server):
     (alice.repo / "sub").mkdir()
     inside = add_server(alice, "inside", local_config(cwd="sub"))
     assert inside["status"] == "connected"
+
+
+def test_the_original_add_route_returns_the_status_map(alice):
+    response = alice.post("/mcp", params={"directory": str(alice.repo)},
+                          json={"name": "calc", "config": local_config()})
+    assert response.status_code == 200 and response.json() == {"calc": {"status": "connected"}}
+    bad = alice.post("/mcp", params={"directory": str(alice.repo)}, json={"name": "x", "config": {"type": "x"}})
+    assert bad.status_code == 400
