@@ -159,6 +159,8 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "agentserver.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "agentserver.schema.OperationIdAutoSchema",
     "UNAUTHENTICATED_USER": None,
+    # `format` is an ordinary input (vcs.diff's json | patch); as DRF's renderer override, ?format=x was a 500.
+    "URL_FORMAT_OVERRIDE": None,
 }
 
 SPECTACULAR_SETTINGS = {

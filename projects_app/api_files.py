@@ -3,7 +3,6 @@
 v2 request-kind routes answer `{location, data}`; the original routes answer opencode 1.18's bare shapes."""
 from django.http import HttpResponse
 from rest_framework import serializers
-from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
 
 from agentserver import context as runtime
@@ -130,17 +129,8 @@ class V2VcsStatusView(LocatedView):
         return self.located(request, environment.vcs_status(context=self.context(request)))
 
 
-class FormatParamIsOurs(DefaultContentNegotiation):
-    """vcs.diff's `format` (json | patch) is an input, not DRF's renderer override."""
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        renderer = renderers[0]
-        return renderer, renderer.media_type
-
-
 class V2VcsDiffView(LocatedView):
     operation_ids = {"GET": "vcs.diff"}
-    content_negotiation_class = FormatParamIsOurs
 
     def get(self, request):
         query = parse_query(V2DiffQuery, request)

@@ -198,3 +198,9 @@ def test_a_quoted_patch_path_is_decoded_before_the_checks(alice):
     r = alice.post("/api/vcs/patch", params=params(alice), json={"patch": quoted})
     assert r.status_code == 403, r.text
     assert not (alice.root / "esc.txt").exists()
+
+
+def test_a_format_query_parameter_is_never_a_server_error(alice):
+    for url in ("/path", "/api/vcs/status", "/session", "/file"):
+        r = alice.get(url, params=params(alice, format="zzz", path="."))
+        assert r.status_code < 500, (url, r.text)
