@@ -22,6 +22,15 @@ class CommandBody(serializers.Serializer):
     model = StrictCharField(required=False, allow_blank=True, max_length=400)
     messageID = IdField("msg", required=False)
     variant = StrictCharField(required=False, allow_blank=True)
+    parts = serializers.ListField(child=serializers.DictField(), required=False, max_length=100)
+
+    def validate_parts(self, parts):
+        for index, part in enumerate(parts):
+            if part.get("type") != "file" or not all(isinstance(part.get(k), str) for k in ("mime", "url")):
+                raise serializers.ValidationError(f"parts[{index}] must be a file part with mime and url")
+            if "id" in part and not (isinstance(part["id"], str) and part["id"].startswith("prt")):
+                raise serializers.ValidationError(f"parts[{index}].id must start with 'prt'")
+        return [dict(p) for p in parts]
 
 
 class InitBody(serializers.Serializer):
@@ -65,7 +74,7 @@ class SessionCommandView(ApiView):
         body = parse(CommandBody, request.data)
         message, parts = commands.session_command(
             session=session, command=body["command"], arguments=body["arguments"], agent=body.get("agent"),
-            model=body.get("model"), message_id=body.get("messageID"))
+            model=body.get("model"), message_id=body.get("messageID"), parts=body.get("parts") or [])
         return Response(message_wire(message, parts))
 
 

@@ -38,7 +38,7 @@ def _model_ref(value) -> dict | None:
 
 
 def command_input(*, session: Session, command: str, arguments: str, agent: str | None = None,
-                  model: str | None = None, message_id: str | None = None) -> dict:
+                  model: str | None = None, message_id: str | None = None, parts: list[dict] = ()) -> dict:
     """The prompt input a command becomes (§5.12 steps 1–7). Unknown command → session.error + 400."""
     from auth_app.tokens import roots_of
     from sessions_app.runtime.agents import agent_get, agent_list, default_agent_name
@@ -56,6 +56,7 @@ def command_input(*, session: Session, command: str, arguments: str, agent: str 
     agent_name = found.get("agent") or agent or default_agent_name(config)
     agent_info = agent_get(config, agent_name)
     task_model = (_model_ref(found.get("model")) or agent_info.get("model") or _model_ref(model))
+    extra = list(parts)
     parts = expand(found["template"], arguments, context=context, roots=roots_of(session.owner),
                    agent_names={a["name"] for a in agent_list(config)})
     subtask = found.get("subtask") is True or (agent_info.get("mode") == "subagent"
@@ -70,15 +71,17 @@ def command_input(*, session: Session, command: str, arguments: str, agent: str 
         body["agent"] = agent or default_agent_name(config)
         body["model"] = _model_ref(model)
     else:
-        body.update(parts=parts, agent=agent_name, model=task_model)
+        body.update(parts=[*parts, *extra], agent=agent_name, model=task_model)
     return body
 
 
 def session_command(*, session: Session, command: str, arguments: str, agent: str | None = None,
-                    model: str | None = None, message_id: str | None = None) -> tuple[Message, list[Part]]:
-    """Run a command like a prompt; the final assistant message. Publishes command.executed."""
+                    model: str | None = None, message_id: str | None = None,
+                    parts: list[dict] = ()) -> tuple[Message, list[Part]]:
+    """Run a command like a prompt (extra file `parts` follow the template's); the final assistant message.
+    Publishes command.executed."""
     body = command_input(session=session, command=command, arguments=arguments, agent=agent, model=model,
-                         message_id=message_id)
+                         message_id=message_id, parts=parts)
     message, parts = prompting.prompt(session=session, body=body)
     message_service.publish_for(session, "command.executed", {
         "name": command, "sessionID": session.id, "arguments": arguments, "messageID": message.id})

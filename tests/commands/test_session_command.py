@@ -111,3 +111,20 @@ def test_other_users_and_anonymous_callers_are_refused(alice, bob, anon, llm, se
     assert anon.post(f"/session/{session['id']}/command", json=body).status_code == 401
     assert alice.post("/session/ses_nope/command", json=body).status_code == 404
     assert alice.get(f"/session/{session['id']}/message").json() == []
+
+
+def test_file_parts_of_the_body_follow_the_template(alice, llm, session_of):
+    (alice.repo / "notes.txt").write_text("the notes\n")
+    add_command(alice, "show", template="Show the attachment")
+    session = session_of()
+    part = {"type": "file", "mime": "text/plain", "url": f"file://{alice.repo / 'notes.txt'}",
+            "filename": "notes.txt"}
+    response = alice.post(f"/session/{session['id']}/command",
+                          json={"command": "show", "arguments": "", "parts": [part]})
+    assert response.status_code == 200, response.text
+    user = alice.get(f"/session/{session['id']}/message").json()[0]
+    assert user["parts"][0]["text"] == "Show the attachment"
+    assert "the notes" in user["parts"][2]["text"] and user["parts"][3]["filename"] == "notes.txt"
+    bad = alice.post(f"/session/{session['id']}/command",
+                     json={"command": "show", "arguments": "", "parts": [{"type": "text", "text": "x"}]})
+    assert bad.status_code == 400
