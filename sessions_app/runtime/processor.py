@@ -237,7 +237,19 @@ class StepProcessor:
         part["tool"] = tool.id
         part["state"] = {"status": "running", "input": args, "time": {"start": now_ms()}}
         await self.save(dict(part))
-        self.tool_tasks.append(asyncio.create_task(self._execute(part, tool, args)))
+        doom_loop = self._doom_loop(tool.id, args)
+        self.tool_tasks.append(asyncio.create_task(self._execute(part, tool, args, doom_loop=doom_loop)))
+
+    # ---- doom loop (RUNNER2) ------------------------------------------------------------------------
+    DOOM_LOOP_THRESHOLD = 3
+
+    def _doom_loop(self, tool_id: str, args: dict) -> bool:
+        """The reference's check (§5.2 step 10): the last three parts of this assistant message, the call
+        just made included, are calls of the same tool with the same input (none still pending)."""
+        last = list(self.step.parts.values())[-self.DOOM_LOOP_THRESHOLD:]
+        return len(last) == self.DOOM_LOOP_THRESHOLD and all(
+            p.get("type") == "tool" and p.get("tool") == tool_id and p["state"].get("status") != "pending"
+            and p["state"].get("input") == args for p in last)
 
     def _tool_context(self, part: dict) -> ToolContext:
         from sessions_app.services.permissions import asker
@@ -276,10 +288,12 @@ class StepProcessor:
                       abort=step.abort),
             update=update, run_child=step.run_child, config=step.config)
 
-    async def _execute(self, part: dict, tool, args: dict) -> None:
+    async def _execute(self, part: dict, tool, args: dict, *, doom_loop: bool = False) -> None:
         ctx = self._tool_context(part)
         state = part["state"]
         try:
+            if doom_loop:  # the agent's rules decide (default ask); a rejection halts like any other
+                await ctx.ask("doom_loop", [tool.id], metadata={"tool": tool.id, "input": args}, always=[tool.id])
             result = await tool.run(args, ctx)
             done = {"status": "completed", "input": args, "output": result.output, "title": result.title or "",
                     "metadata": result.metadata or {}, "time": {"start": state["time"]["start"], "end": now_ms()}}
