@@ -201,6 +201,13 @@ def publish_context(type: str, properties: dict, context) -> None:
 
 async def publish_delta(type: str, properties: dict, *, owner_id: int, directory: str | None = None,
                         workspace_id: str | None = None, project_id: str | None = None) -> None:
+    publish_delta_now(type, properties, owner_id=owner_id, directory=directory, workspace_id=workspace_id,
+                      project_id=project_id)
+
+
+def publish_delta_now(type: str, properties: dict, *, owner_id: int, directory: str | None = None,
+                      workspace_id: str | None = None, project_id: str | None = None) -> None:
+    """publish_delta for plain callbacks on the event loop (loop.call_at): same order guarantees."""
     bus.capture_loop()
     event = Event(type=type, properties=properties, owner_id=owner_id, directory=directory,
                   workspace_id=workspace_id, project_id=project_id)

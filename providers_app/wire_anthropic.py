@@ -11,6 +11,7 @@ import anthropic
 from providers_app.errors import APIError
 from providers_app.stream import (Finish, ReasoningDelta, StreamEvent, TextDelta, ToolCallDelta, ToolCallEnd,
                                   ToolCallStart, Usage)
+from providers_app.tls import http_client
 from providers_app.wire_errors import to_api_error
 
 log = logging.getLogger(__name__)
@@ -95,9 +96,11 @@ def _client(call, headers: dict) -> anthropic.AsyncAnthropic:
     if call.credential.get("type") == "oauth":
         all_headers["anthropic-beta"] = ",".join(filter(None, [all_headers.get("anthropic-beta"), OAUTH_BETA]))
         return anthropic.AsyncAnthropic(auth_token=call.credential.get("access"), base_url=base_url,
-                                        max_retries=0, timeout=timeout, default_headers=all_headers)
+                                        max_retries=0, timeout=timeout, default_headers=all_headers,
+                                        http_client=http_client(anthropic, timeout))
     return anthropic.AsyncAnthropic(api_key=call.credential.get("key"), base_url=base_url, max_retries=0,
-                                    timeout=timeout, default_headers=all_headers)
+                                    timeout=timeout, default_headers=all_headers,
+                                    http_client=http_client(anthropic, timeout))
 
 
 def _parse_input(raw: str) -> dict:

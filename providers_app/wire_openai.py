@@ -10,6 +10,7 @@ import openai
 from providers_app.errors import APIError
 from providers_app.stream import (Finish, ReasoningDelta, StreamEvent, TextDelta, ToolCallDelta, ToolCallEnd,
                                   ToolCallStart, Usage)
+from providers_app.tls import http_client
 from providers_app.wire_errors import to_api_error
 
 log = logging.getLogger(__name__)
@@ -68,24 +69,29 @@ def convert_tools(tools: list[dict]) -> list[dict]:
             for t in tools]
 
 
-def _usage(raw) -> Usage:
-    if raw is None:
+def _usage(raw: dict | None) -> Usage:
+    if not isinstance(raw, dict):
         return Usage()
-    prompt = raw.prompt_tokens or 0
-    completion = raw.completion_tokens or 0
-    cached = getattr(raw.prompt_tokens_details, "cached_tokens", None) or 0 if raw.prompt_tokens_details else 0
-    reasoning = (getattr(raw.completion_tokens_details, "reasoning_tokens", None) or 0
-                 if raw.completion_tokens_details else 0)
-    extra = raw.model_extra or {}
-    cache_write = int(extra.get("cache_creation_input_tokens") or 0)
+    prompt = _int(raw.get("prompt_tokens"))
+    completion = _int(raw.get("completion_tokens"))
+    cached = _int(_field(raw.get("prompt_tokens_details"), "cached_tokens"))
+    reasoning = _int(_field(raw.get("completion_tokens_details"), "reasoning_tokens"))
+    cache_write = _int(raw.get("cache_creation_input_tokens"))
     return Usage(input=max(prompt - cached - cache_write, 0), output=max(completion - reasoning, 0),
                  reasoning=reasoning, cache_read=cached, cache_write=cache_write)
 
 
-def _reasoning_of(delta) -> str | None:
-    extra = delta.model_extra or {}
+def _int(value) -> int:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+
+def _field(value, name: str):
+    return value.get(name) if isinstance(value, dict) else None
+
+
+def _reasoning_of(delta: dict) -> str | None:
     for name in REASONING_FIELDS:
-        value = extra.get(name)
+        value = delta.get(name)
         if isinstance(value, str) and value:
             return value
     return None
@@ -128,7 +134,7 @@ def _client(call, headers: dict) -> openai.AsyncOpenAI:
     timeout = timeout_ms / 1000 if isinstance(timeout_ms, (int, float)) and timeout_ms > 0 else 600.0
     secret = call.credential.get("key") or call.credential.get("access") or ""
     return openai.AsyncOpenAI(api_key=secret, base_url=info.base_url, max_retries=0, timeout=timeout,
-                              default_headers={**info.headers, **headers})
+                              default_headers={**info.headers, **headers}, http_client=http_client(openai, timeout))
 
 
 async def stream(call, *, system, messages, tools, temperature, max_output, headers) -> AsyncIterator[StreamEvent]:
@@ -136,25 +142,29 @@ async def stream(call, *, system, messages, tools, temperature, max_output, head
     finish_reason, usage = None, None
     client = _client(call, headers)
     try:
-        response = await client.chat.completions.create(**_request(
-            call, system=system, messages=messages, tools=tools, temperature=temperature, max_output=max_output))
-        async with response:
-            async for chunk in response:
-                if chunk.usage is not None:
-                    usage = chunk.usage
-                for choice in chunk.choices or []:
-                    delta = choice.delta
-                    if delta is not None:
+        request = _request(call, system=system, messages=messages, tools=tools, temperature=temperature,
+                           max_output=max_output)
+        async with client.chat.completions.with_streaming_response.create(**request) as response:
+            async for chunk in _chunks(response):
+                if chunk.get("usage") is not None:
+                    usage = chunk["usage"]
+                for choice in chunk.get("choices") or []:
+                    if not isinstance(choice, dict):
+                        continue
+                    delta = choice.get("delta")
+                    if isinstance(delta, dict):
                         reasoning = _reasoning_of(delta)
                         if reasoning:
                             yield ReasoningDelta(reasoning)
-                        if delta.content:
-                            yield TextDelta(delta.content)
-                        for tool in delta.tool_calls or []:
-                            for event in _tool_delta(calls, tool):
-                                yield event
-                    if choice.finish_reason:
-                        finish_reason = choice.finish_reason
+                        content = delta.get("content")
+                        if isinstance(content, str) and content:
+                            yield TextDelta(content)
+                        for tool in delta.get("tool_calls") or []:
+                            if isinstance(tool, dict):
+                                for event in _tool_delta(calls, tool):
+                                    yield event
+                    if choice.get("finish_reason"):
+                        finish_reason = choice["finish_reason"]
     except Exception as exc:
         error = to_api_error(exc, openai)
         if error is None:
@@ -175,19 +185,46 @@ async def stream(call, *, system, messages, tools, temperature, max_output, head
     yield Finish(reason, normalized, cost_of(normalized, call.model.cost))
 
 
-def _tool_delta(calls: dict[int, dict], tool) -> list[StreamEvent]:
+async def _chunks(response) -> AsyncIterator[dict]:
+    """The stream's chunks as plain dicts. The SDK builds a pydantic model per chunk, which cost more than
+    everything else the server does with a token (bench/stream.py); requests, auth and status errors still
+    go through the SDK."""
+    data: list[str] = []
+    async for line in response.iter_lines():
+        if line.startswith("data:"):
+            data.append(line[6:] if line.startswith("data: ") else line[5:])
+            continue
+        if line or not data:
+            continue  # event:, id:, retry: and comment lines; blank lines between events
+        payload, data = "\n".join(data), []
+        if payload.startswith("[DONE]"):
+            return
+        chunk = json.loads(payload)
+        if not isinstance(chunk, dict):
+            continue
+        error = chunk.get("error")
+        if error:
+            message = error.get("message") if isinstance(error, dict) else None
+            raise openai.APIError(message if isinstance(message, str) and message
+                                  else "An error occurred during streaming",
+                                  response.http_request, body=error)
+        yield chunk
+
+
+def _tool_delta(calls: dict[int, dict], tool: dict) -> list[StreamEvent]:
     events: list[StreamEvent] = []
-    index = tool.index if tool.index is not None else len(calls)
+    index = tool.get("index")
+    index = index if isinstance(index, int) else len(calls)
     state = calls.get(index)
-    function = tool.function
+    function = tool.get("function") if isinstance(tool.get("function"), dict) else {}
+    name, arguments = function.get("name"), function.get("arguments")
     if state is None:
-        state = {"id": tool.id or f"call_{index}", "name": (function.name if function else None) or "",
-                 "arguments": ""}
+        state = {"id": tool.get("id") or f"call_{index}", "name": name or "", "arguments": ""}
         calls[index] = state
         events.append(ToolCallStart(state["id"], state["name"]))
-    elif function is not None and function.name and not state["name"]:
-        state["name"] = function.name
-    if function is not None and function.arguments:
-        state["arguments"] += function.arguments
-        events.append(ToolCallDelta(state["id"], function.arguments))
+    elif name and not state["name"]:
+        state["name"] = name
+    if isinstance(arguments, str) and arguments:
+        state["arguments"] += arguments
+        events.append(ToolCallDelta(state["id"], arguments))
     return events

@@ -90,6 +90,7 @@ class StepProcessor:
         self.blocked = False
         self.started = False
         self._last_checkpoint = 0.0
+        self._deltas = DeltaBuffer(self._emit_delta)
 
     # ---- writes -----------------------------------------------------------------------------------
     def _new_part(self, kind: str, **fields) -> dict:
@@ -97,12 +98,16 @@ class StepProcessor:
                 "type": kind, **fields}
 
     async def save(self, part: dict) -> None:
+        self._deltas.flush()  # a part's deltas go out before its next message.part.updated
         self.step.parts[part["id"]] = part
         await db(message_service.part_save)(session=self.session, part=part)
 
     async def publish_delta(self, part: dict, delta: str) -> None:
+        self._deltas.add(part, delta)
+
+    def _emit_delta(self, part: dict, delta: str) -> None:
         session = self.session
-        await events.publish_delta(
+        events.publish_delta_now(
             "message.part.delta",
             {"sessionID": session.id, "messageID": self.info["id"], "partID": part["id"], "field": "text",
              "delta": delta},
@@ -349,6 +354,45 @@ class StepProcessor:
             closed = close_part(part, now)
             if closed is not None:
                 await self.save(_copy(closed))
+
+
+# ---- delta coalescing (PERF) ------------------------------------------------------------------------
+DELTA_FLUSH_SECONDS = 0.01
+
+
+class DeltaBuffer:
+    """Coalesces the text deltas of one part into one message.part.delta (the concatenated text) when they
+    arrive faster than one per DELTA_FLUSH_SECONDS. A delta after a quiet spell goes out as soon as the
+    processor yields to the loop (no added latency for a model streaming slower than that); a burst goes out
+    at most once per window, so 5,000 back-to-back deltas cost a few hundred events to every subscriber, not
+    5,000. The processor flushes before each of its part writes: a part's deltas always precede its next
+    message.part.updated, and they still concatenate to the final text exactly."""
+
+    def __init__(self, emit: Callable[[dict, str], None]):
+        self._emit = emit
+        self._part: dict | None = None
+        self._chunks: list[str] = []
+        self._handle: asyncio.TimerHandle | None = None
+        self._last_flush = float("-inf")  # loop time
+
+    def add(self, part: dict, text: str) -> None:
+        if self._part is not None and self._part["id"] != part["id"]:
+            self.flush()
+        self._part = part
+        self._chunks.append(text)
+        if self._handle is None:
+            loop = asyncio.get_running_loop()
+            self._handle = loop.call_at(max(loop.time(), self._last_flush + DELTA_FLUSH_SECONDS), self.flush)
+
+    def flush(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        if self._chunks:
+            part, text = self._part, "".join(self._chunks)
+            self._chunks = []
+            self._last_flush = asyncio.get_running_loop().time()
+            self._emit(part, text)
 
 
 def _copy(part: dict) -> dict:
