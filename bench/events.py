@@ -8,7 +8,10 @@ Run it with the same DATABASE_URL and REDIS_URL as the server:
         --user alice --token as_... --server-pid 1234 --subscribers 100 --rate 1000 --seconds 5
 
 Prints delivered % (subscribers × events received within the window), publish→receive latency p50/p99/max
-(publisher clock vs subscriber clock, same machine), and the server's CPU seconds over the window."""
+(publisher clock vs subscriber clock, same machine), the server's CPU seconds over the window and the 1-minute
+load average. Each configuration runs --repeat times (3 by default): the table shows the median run (by p99),
+every run is listed below it. On a loaded machine latency measures the scheduler as much as the server:
+compare the load column."""
 import argparse
 import asyncio
 import os
@@ -127,14 +130,27 @@ def main() -> None:
     parser.add_argument("--grace", type=float, default=3, help="seconds to wait for stragglers")
     parser.add_argument("--stream", default="/global/event")
     parser.add_argument("--delta", action="store_true", help="publish message.part.delta (not logged)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per configuration; the median is shown")
     args = parser.parse_args()
 
-    rows = []
+    groups = []
     for subscribers in args.subscribers:
         for rate in args.rate:
             run = argparse.Namespace(**{**vars(args), "subscribers": subscribers, "rate": rate})
-            rows.append(asyncio.run(bench(run)))
-            print(f"  done: {rows[-1]['publisher']}", file=sys.stderr)
+            group = []
+            for _ in range(args.repeat):
+                group.append(asyncio.run(bench(run)))
+                print(f"  done: {group[-1]['publisher']}; p99 {group[-1]['p99']:.1f} ms, "
+                      f"load {group[-1]['load']:.2f}", file=sys.stderr)
+            groups.append(group)
+    print(f"median of {args.repeat} run(s) by p99:")
+    table([sorted(group, key=lambda r: r["p99"])[len(group) // 2] for group in groups])
+    if args.repeat > 1:
+        print("all runs:")
+        table([r for group in groups for r in group])
+
+
+def table(rows: list[dict]) -> None:
     print(f"{'subs':>5} {'ev/s':>6} {'events':>7} {'kind':>7} {'delivered':>10} {'p50 ms':>8} {'p99 ms':>8} "
           f"{'max ms':>8} {'server CPU s':>13} {'window s':>9} {'client CPU s':>13} {'load avg':>9}")
     for r in rows:

@@ -1,14 +1,18 @@
 """Token streaming benchmark: a fake provider streams one reply of N deltas (5,000 by default) as fast as it
 can; S SSE subscribers (1 and 100 by default) read `GET /event?directory=…`. Prints, per subscriber count:
 the time from `prompt_async` to the last delta at the slowest subscriber, deltas/s, and the server-added
-latency per delta (fake provider wrote it → a subscriber read it; same machine, same clock) p50/p99.
+latency per delta (the fake provider wrote that chunk → a subscriber read it; same machine, same clock)
+p50/p99, the server's CPU seconds (/proc/<pid>/stat, with --server-pid) and the 1-minute load average. Each
+configuration runs --repeat times (3 by default); the table shows the median run (by time to last delta),
+every run is listed below it.
 
 Works against any server speaking opencode's API: ours (Bearer token) or the reference `opencode serve`
 (no auth, or --user for basic auth). The fake provider runs in this process; the script points the server
 at it by writing `opencode.json` (provider `benchfake`, model `bench-model`) into --directory, which both
 servers read as project config. The previous file content is restored at the end.
 
-    python bench/stream.py --base-url http://127.0.0.1:8000 --token as_xxx --directory ~/code/repo
+    python bench/stream.py --base-url http://127.0.0.1:8000 --token as_xxx --directory ~/code/repo \
+        --server-pid $(pgrep -f 'daphne.*8000')
     python bench/stream.py --base-url http://127.0.0.1:4096 --directory /tmp/repo          # reference server
 """
 from __future__ import annotations
@@ -18,6 +22,7 @@ import asyncio
 import json
 import os
 import statistics
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -134,6 +139,13 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
 
+def cpu_seconds(pid: int | None) -> float | None:
+    if not pid:
+        return None
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def one_run(args, fake: FakeProvider, subscribers: int) -> dict:
     headers, auth = {}, None
     if args.token:
@@ -152,6 +164,7 @@ async def one_run(args, fake: FakeProvider, subscribers: int) -> dict:
         await asyncio.wait_for(asyncio.gather(*(s.connected.wait() for s in subs)), 60)
         fake.sent.clear()
         fake.armed = True
+        cpu_start = cpu_seconds(args.server_pid)
         started = time.time()
         response = await client.post(f"/session/{session['id']}/prompt_async", params={"directory": args.directory},
                                      json={"parts": [{"type": "text", "text": "stream please"}],
@@ -160,6 +173,7 @@ async def one_run(args, fake: FakeProvider, subscribers: int) -> dict:
         deadline = time.time() + args.timeout
         while time.time() < deadline and not all(len(s.received) >= fake.deltas for s in subs):
             await asyncio.sleep(0.05)
+        cpu_end = cpu_seconds(args.server_pid)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -171,7 +185,8 @@ async def one_run(args, fake: FakeProvider, subscribers: int) -> dict:
             "deltas_per_s": fake.deltas / total if total > 0 else float("nan"),
             "p50_ms": percentile(latencies, 50) if latencies else float("nan"),
             "p99_ms": percentile(latencies, 99) if latencies else float("nan"),
-            "mean_ms": statistics.fmean(latencies) if latencies else float("nan")}
+            "mean_ms": statistics.fmean(latencies) if latencies else float("nan"),
+            "cpu_s": cpu_end - cpu_start if cpu_start is not None else None, "load": os.getloadavg()[0]}
 
 
 def main() -> None:
@@ -183,25 +198,45 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=5000)
     parser.add_argument("--subscribers", default="1,100")
     parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per subscriber count; the median is shown")
+    parser.add_argument("--server-pid", type=int, default=None, help="the server's pid, for its CPU time")
     args = parser.parse_args()
     args.directory = os.path.realpath(os.path.expanduser(args.directory))
     fake = FakeProvider(args.deltas)
     config_path = Path(args.directory) / "opencode.json"
     previous = config_path.read_text() if config_path.exists() else None
     config_path.write_text(json.dumps(provider_config(fake.base_url), indent=2))
+    runs: dict[int, list[dict]] = {}
     try:
-        rows = [asyncio.run(one_run(args, fake, int(n))) for n in args.subscribers.split(",")]
+        for n in args.subscribers.split(","):
+            for _ in range(args.repeat):
+                run = asyncio.run(one_run(args, fake, int(n)))
+                runs.setdefault(int(n), []).append(run)
+                print(f"  {fmt(run)}", file=sys.stderr)
     finally:
         if previous is None:
             config_path.unlink(missing_ok=True)
         else:
             config_path.write_text(previous)
-    print(f"{args.deltas} deltas from the fake provider, server {args.base_url}")
-    print("| subscribers | complete | prompt_async → last delta (s) | deltas/s | added latency p50 (ms) | p99 (ms) |")
-    print("|---|---|---|---|---|---|")
-    for row in rows:
-        print(f"| {row['subscribers']} | {row['complete']}/{row['subscribers']} | {row['total_s']:.2f} | "
-              f"{row['deltas_per_s']:.0f} | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} |")
+    print(f"{args.deltas} deltas from the fake provider, server {args.base_url}, median of {args.repeat} run(s)")
+    print(HEADER)
+    print("|---|---|---|---|---|---|---|---|")
+    for n, group in runs.items():
+        print(fmt(sorted(group, key=lambda r: r["total_s"])[len(group) // 2]))
+    print("\nall runs:")
+    for group in runs.values():
+        for run in group:
+            print(fmt(run))
+
+
+HEADER = ("| subscribers | complete | prompt_async → last delta (s) | deltas/s | added latency p50 (ms) | p99 (ms) "
+          "| server CPU (s) | load avg |")
+
+
+def fmt(row: dict) -> str:
+    cpu = f"{row['cpu_s']:.2f}" if row["cpu_s"] is not None else "-"
+    return (f"| {row['subscribers']} | {row['complete']}/{row['subscribers']} | {row['total_s']:.2f} | "
+            f"{row['deltas_per_s']:.0f} | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | {cpu} | {row['load']:.2f} |")
 
 
 if __name__ == "__main__":
