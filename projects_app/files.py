@@ -13,6 +13,7 @@ import subprocess
 import shutil
 import sys
 import threading
+import time
 
 from rapidfuzz import fuzz
 
@@ -156,8 +157,28 @@ def _finish(process: subprocess.Popen) -> str:
     return (stderr or b"").decode(errors="replace").strip()
 
 
+_FILES_CACHE_SECONDS = 2.0
+_files_cache: dict[str, tuple[float, list[str]]] = {}
+_files_lock = threading.Lock()
+
+
 def worktree_files(directory: str) -> list[str]:
-    """Files under `directory` (relative, `/`-separated), honouring .gitignore, hidden files included."""
+    """Files under `directory` (relative, `/`-separated), honouring .gitignore, hidden files included.
+    Cached for a moment: a file picker searches on every keystroke."""
+    now = time.monotonic()
+    with _files_lock:
+        hit = _files_cache.get(directory)
+        if hit and now - hit[0] < _FILES_CACHE_SECONDS:
+            return hit[1]
+    files = _list_files(directory)
+    with _files_lock:
+        for key in [k for k, (at, _) in _files_cache.items() if now - at >= _FILES_CACHE_SECONDS]:
+            del _files_cache[key]
+        _files_cache[directory] = (now, files)
+    return files
+
+
+def _list_files(directory: str) -> list[str]:
     process = _rg(["--files", "--hidden", "--glob", "!.git", "--no-messages", "./"], directory)
     timer = _watchdog(process)
     files = []
