@@ -238,6 +238,8 @@ def _run(target: client.Target, call, *, timeout: float = client.REQUEST_SECONDS
         return _call(run, timeout=timeout + client.CONNECT_SECONDS + 5)
     except client.McpFailure as failure:
         raise BadRequest(f"MCP server {target.name}: {failure}") from None
+    except Exception as error:  # noqa: BLE001 - the loop did not answer in time: still a client-visible error
+        raise BadRequest(f"MCP server {target.name}: {type(error).__name__}") from None
 
 
 async def _gather_lists(targets: list[client.Target], method: str) -> list:

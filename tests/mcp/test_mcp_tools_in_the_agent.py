@@ -106,3 +106,13 @@ def test_an_mcp_tool_asks_under_its_tool_id_when_the_config_says_ask(alice, llm,
     assert results["answer"]["parts"][1]["text"] == "echoed"
     part = next(p for p in alice.get(f"/session/{session_id}/message").json()[1]["parts"] if p["type"] == "tool")
     assert part["state"]["status"] == "completed" and part["state"]["output"] == "Echo: hi"
+
+
+def test_a_broken_mcp_server_does_not_stop_a_turn(alice, llm, add_server):
+    add_server(alice, "broken", {"type": "local", "command": "/nonexistent/mcp-server"})
+    session_id = new_session(alice)
+    llm.script(Reply(text="still here"))
+    answer = alice.post(f"/session/{session_id}/message", json=text_prompt("hi"), timeout=60).json()
+    assert answer["parts"][1]["text"] == "still here"
+    offered = [t["function"]["name"] for t in model_calls(llm)[0].body.get("tools", [])]
+    assert "bash" in offered and not [name for name in offered if name.startswith("broken_")]

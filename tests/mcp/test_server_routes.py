@@ -23,9 +23,11 @@ def test_the_config_file_spelling_and_the_config_map_are_accepted(alice, add_ser
     UserConfig.objects.update_or_create(user=alice.user, defaults={"data": {"mcp": {
         "fromconfig": {"type": "local", "command": [config["command"], *config["arguments"]]},
         "off": {"type": "local", "command": ["nothing"], "enabled": False},
+        "invalid": {"type": "local", "command": "x", "typo": 1},
     }}})
     statuses = alice.get("/mcp", params={"directory": str(alice.repo)}).json()
-    assert statuses == {"fromconfig": {"status": "connected"}, "off": {"status": "disabled"}}
+    assert statuses["fromconfig"] == {"status": "connected"} and statuses["off"] == {"status": "disabled"}
+    assert statuses["invalid"]["status"] == "failed" and "typo" in statuses["invalid"]["error"]
 
 
 def test_a_failing_command_is_a_failed_status_not_an_error(alice, add_server):
