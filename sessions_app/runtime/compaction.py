@@ -167,3 +167,76 @@ class CompactionMixin:
         from sessions_app.runtime.runner import _notify
 
         _notify()
+
+
+# ---- prune (reference §5.10) ------------------------------------------------------------------------
+PRUNE_MINIMUM = 20_000
+PRUNE_PROTECT = 40_000
+PRUNE_PROTECTED_TOOLS = ("skill",)
+
+
+def estimate_tokens(text: str) -> int:
+    return max(0, round(len(text or "") / 4))
+
+
+def prune(session_id: str, config: dict | None = None) -> int:
+    """After a loop: walking back from the newest message, past the last two user turns, keep the newest
+    PRUNE_PROTECT tokens of tool output and mark older completed outputs `time.compacted` (history then sends
+    a placeholder), if that frees more than PRUNE_MINIMUM tokens. Stops at a summary or an earlier prune.
+    Returns how many parts were pruned."""
+    if ((config or {}).get("compaction") or {}).get("prune") is False:
+        return 0
+    session = Session.objects.filter(id=session_id).first()
+    if session is None:
+        return 0
+    messages = list(Message.objects.filter(session=session).order_by("-id").values_list("id", "role", "info"))
+    parts_by_message: dict[str, list[Part]] = {}
+    for part in Part.objects.filter(session=session, type="tool").order_by("id"):
+        parts_by_message.setdefault(part.message_id, []).append(part)
+    total = pruned = turns = 0
+    chosen: list[Part] = []
+    for message_id, role, info in messages:
+        if role == "user":
+            turns += 1
+        if turns < 2:
+            continue
+        if role == "assistant" and (info or {}).get("summary"):
+            break
+        stop = False
+        for part in reversed(parts_by_message.get(message_id, [])):
+            state = part.data.get("state") or {}
+            if state.get("status") != "completed" or part.data.get("tool") in PRUNE_PROTECTED_TOOLS:
+                continue
+            if (state.get("time") or {}).get("compacted"):
+                stop = True
+                break
+            estimate = estimate_tokens(state.get("output") or "")
+            total += estimate
+            if total > PRUNE_PROTECT:
+                pruned += estimate
+                chosen.append(part)
+        if stop:
+            break
+    if pruned <= PRUNE_MINIMUM:
+        return 0
+    now = now_ms()
+    for part in chosen:
+        data = dict(part.data)
+        state = dict(data["state"])
+        state["time"] = {**(state.get("time") or {}), "compacted": now}
+        data["state"] = state
+        message_service.part_save(session=session, part=data)
+    return len(chosen)
+
+
+def prune_quietly(session_id: str) -> None:
+    import logging
+
+    from sessions_app.runtime.turn import load_config, session_context
+
+    try:
+        session = Session.objects.filter(id=session_id).first()
+        if session is not None:
+            prune(session_id, load_config(session_context(session)))
+    except Exception:
+        logging.getLogger(__name__).exception("pruning %s", session_id)
