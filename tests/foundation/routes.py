@@ -7,7 +7,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from agentserver import ids
 
-SPEC = Path("/work/shared/spec/api.md")
+# CI checks out the repository with shared/ beside it.
+SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "api.md"
 ID_PREFIXES = {
     "sessionID": "ses", "messageID": "msg", "partID": "prt", "permissionID": "per", "questionID": "que",
     "ptyID": "pty", "workspaceID": "wrk", "accountID": "acc", "requestID": "per",
@@ -81,6 +82,6 @@ def spec_operations() -> list[tuple[str, str, str, str]]:
         out.append(("original", match.group(1), match.group(2), match.group(3)))
     v2 = text.split("### 4.2", 1)[1].split("## 5.", 1)[0]
     for match in re.finditer(r"^\| ([\w.]+) \|.*\| (GET|POST|PUT|PATCH|DELETE) /api(/\S*) \|$", v2, re.M):
-        path = re.sub(r":(\w+)", r"{\1}", match.group(3))
+        path = "/api" + re.sub(r":(\w+)", r"{\1}", match.group(3))
         out.append(("v2", match.group(2), path, match.group(1)))
     return out
