@@ -86,6 +86,7 @@ def test_continue_reuses_the_latest_session(server, alice, llm, opencode_bin, cl
 
 def test_a_wrong_token_fails_without_hanging(server, alice, llm, opencode_bin, client_env):
     alice.token = "as_wrong"
+    before = len(server_requests(server))
     result = run_opencode(opencode_bin, client_env, server, alice, "say hi", timeout=60)
     assert result.returncode != 0
-    assert ("POST /session", 401) in server_requests(server)
+    assert ("POST /session", 401) in server_requests(server)[before:]

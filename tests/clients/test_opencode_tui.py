@@ -30,12 +30,13 @@ def test_it_starts_prompts_and_shows_the_answer(server, alice, llm, tui):
     tui.wait_for("Greetings from the fake provider in the TUI.")
     tui.wait_for("Fake session title")
     tui.save("tui-answer")
-    failed = [(r, s) for r, s in server_requests(server) if s >= 500]
+    failed = [(r, s) for r, s in server_requests(server) if s >= 500]  # none, in this whole session
     assert failed == []
 
 
 def test_a_permission_dialog_is_answered_allow_once(server, alice, llm, tui):
     tui.wait_for("Ask anything")
+    before = len(server_requests(server))
     target = alice.repo / "tui_file.txt"
     llm.script(Reply(tool_calls=[("write", {"filePath": str(target), "content": "from the tui\n"})]),
                Reply(text="Wrote the file for you."))
@@ -48,13 +49,14 @@ def test_a_permission_dialog_is_answered_allow_once(server, alice, llm, tui):
     tui.wait_for("Wrote the file for you.")
     tui.save("tui-permission-allowed")
     assert target.read_text() == "from the tui\n"
-    replies = [(r, s) for r, s in server_requests(server) if r.startswith("POST /permission/per_")]
+    replies = [(r, s) for r, s in server_requests(server)[before:] if r.startswith("POST /permission/per_")]
     assert len(replies) == 1 and replies[0][1] == 200
     assert alice.get("/permission").json() == []
 
 
 def test_escape_twice_aborts_a_streaming_reply(server, alice, llm, tui):
     tui.wait_for("Ask anything")
+    before = len(server_requests(server))
     llm.script(Reply(text=" ".join(f"tick{n}" for n in range(1, 80)), delay=0.25))
     tui.type("stream slowly")
     tui.press("Enter")
@@ -63,5 +65,5 @@ def test_escape_twice_aborts_a_streaming_reply(server, alice, llm, tui):
     tui.wait_for("interrupted")
     tui.save("tui-aborted")
     assert "tick79" not in tui.screen()
-    aborts = [(r, s) for r, s in server_requests(server) if r.startswith("POST /session/ses_") and "/abort" in r]
+    aborts = [(r, s) for r, s in server_requests(server)[before:] if r.startswith("POST /session/ses_") and "/abort" in r]
     assert aborts and all(s == 200 for _, s in aborts)
