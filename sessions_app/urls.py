@@ -103,6 +103,7 @@ from sessions_app.api import command_views as cv  # noqa: E402
 
 original += [
     path("command", cv.CommandListView.as_view(), name="command.list"),
+    path("skill", cv.SkillListView.as_view(), name="app.skills"),
     path("session/<str:sessionID>/command", cv.SessionCommandView.as_view(), name="session.command"),
     path("session/<str:sessionID>/init", cv.SessionInitView.as_view(), name="session.init"),
     path("session/<str:sessionID>/summarize", cv.SessionSummarizeView.as_view(), name="session.summarize"),

@@ -107,6 +107,13 @@ class V2CommandListView(V2RequestView):
                          "data": [_v2_command(c) for c in commands.command_list(context=context)]})
 
 
+class SkillListView(ApiView):
+    operation_ids = {"GET": "app.skills"}
+
+    def get(self, request):
+        return Response(commands.skill_list(context=self.context(request)))
+
+
 class V2SkillListView(V2RequestView):
     operation_ids = {"GET": "skill.list"}
 

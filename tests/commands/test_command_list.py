@@ -54,9 +54,12 @@ def test_v2_command_and_skill_lists_carry_the_location(alice):
     lint = next(s for s in skills["data"] if s["name"] == "lint")
     assert lint["description"] == "run linters" and lint["content"].startswith("Lint it")
     assert lint["location"].endswith(".claude/skills/lint/SKILL.md")
+    original = alice.get("/skill", params={"directory": str(alice.repo)}).json()
+    assert [s["name"] for s in original] == [s["name"] for s in skills["data"]]
 
 
 def test_anonymous_callers_and_foreign_directories_are_refused(alice, bob, anon):
     assert anon.get("/command").status_code == 401
     assert anon.get("/api/skill").status_code == 401
+    assert anon.get("/skill").status_code == 401
     assert bob.get("/command", params={"directory": str(alice.repo)}).status_code == 403
