@@ -115,8 +115,8 @@ def target_of(context, server: Server) -> client.Target:
 
 
 def _call(coroutine_function, *args, timeout: float):
-    """Run on the server loop from a thread. On the loop's own thread (never expected) MCP is skipped rather
-    than deadlocking."""
+    """Run on the server loop from a thread. On the loop's own thread (never expected) this fails with
+    McpFailure rather than deadlocking."""
     from sessions_app.runtime import runner
 
     loop = runner.server_loop()
