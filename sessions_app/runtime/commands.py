@@ -159,7 +159,7 @@ def mcp_commands(context) -> dict[str, dict]:
         return {}
 
 
-def command_list(*, context, config: dict) -> list[dict]:
+def command_list(*, context, config: dict, include_mcp: bool = True) -> list[dict]:
     """Every command of the context, in catalogue order."""
     from sessions_app.runtime.tools.skill import discover
 
@@ -177,7 +177,8 @@ def command_list(*, context, config: dict) -> list[dict]:
         commands.update(file_commands(context))
     except OSError:
         pass
-    commands.update(mcp_commands(context))
+    if include_mcp:
+        commands.update(mcp_commands(context))
     try:
         skills = discover(context)
     except OSError:
@@ -196,4 +197,6 @@ def command_list(*, context, config: dict) -> list[dict]:
 
 
 def command_get(*, context, config: dict, name: str) -> dict | None:
-    return next((c for c in command_list(context=context, config=config) if c["name"] == name), None)
+    # MCP prompt commands are named server:prompt; asking the servers is only worth it for such a name.
+    found = command_list(context=context, config=config, include_mcp=":" in name)
+    return next((c for c in found if c["name"] == name), None)
