@@ -2,6 +2,7 @@
 sends the synchronous prompt and prints the answer from the events; a permission is auto-rejected through
 POST /permission/{id}/reply."""
 import json
+import subprocess
 
 from tests.clients.conftest import describe, run_opencode, server_requests
 from tests.fakes.fixtures import Reply
@@ -90,3 +91,13 @@ def test_a_wrong_token_fails_without_hanging(server, alice, llm, opencode_bin, c
     result = run_opencode(opencode_bin, client_env, server, alice, "say hi", timeout=60)
     assert result.returncode != 0
     assert ("POST /session", 401) in server_requests(server)[before:]
+
+
+def test_the_password_alone_works_with_the_default_username(server, alice, llm, opencode_bin, client_env):
+    """`OPENCODE_SERVER_PASSWORD=TOKEN opencode run --attach URL` sends Basic opencode:TOKEN."""
+    llm.script(Reply(text="Password only."))
+    env = {**client_env, "OPENCODE_SERVER_PASSWORD": alice.token}
+    result = subprocess.run([opencode_bin, "run", "--attach", server.url, "--dir", str(alice.repo), "say hi"],
+                            cwd=alice.repo, env=env, capture_output=True, text=True, timeout=90)
+    assert result.returncode == 0, describe(result, server)
+    assert "Password only." in result.stdout
