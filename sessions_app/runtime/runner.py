@@ -28,6 +28,7 @@ from sessions_app.runtime import leases
 from sessions_app.runtime.history import MAX_STEPS_TEXT, provider_messages, system_prompt
 from sessions_app.runtime.processor import Step, StepProcessor, now_ms
 from sessions_app.runtime.subagents import SubagentsMixin
+from sessions_app.runtime.resume import INTERRUPTED_KEY, ResumeMixin, waiting_calls
 from sessions_app.runtime.compaction import CompactionMixin, compaction_part, continuation_of, prune_quietly
 from sessions_app.services import messages as message_service
 
@@ -173,7 +174,7 @@ def wait_idle(session_id: str) -> None:
 
 # ---- the runner -----------------------------------------------------------------------------------
 
-class Runner(SubagentsMixin, CompactionMixin):
+class Runner(SubagentsMixin, CompactionMixin, ResumeMixin):
     def __init__(self, session_id: str, *, abort_event: asyncio.Event | None = None):
         self.session_id = session_id
         self.abort_event = abort_event or asyncio.Event()
@@ -217,6 +218,8 @@ class Runner(SubagentsMixin, CompactionMixin):
             await self._recover()
             while True:
                 self.wake = False
+                if await self._resume_interrupted():  # runtime/resume.py: answered after a restart
+                    continue
                 user = await db(leases.next_pending)(sid)
                 if user is None:
                     await db(prune_quietly)(sid)  # old tool outputs (runtime/compaction.py)
@@ -287,12 +290,18 @@ class Runner(SubagentsMixin, CompactionMixin):
         session = await db(Session.objects.filter(id=session_id).first)()
         for message in await db(leases.open_assistant_messages)(session_id):
             now = now_ms()
+            closed_calls = []
             for part in await db(leases.dangling_parts)(message.id):
                 closed = leases.close_part(part.data, now)
                 if closed is not None:
                     await db(message_service.part_save)(session=session, part=closed)
+                    if closed.get("type") == "tool":
+                        closed_calls.append(closed.get("callID"))
             info = {**message.info, "error": leases.ABORTED,
                     "time": {**(message.info.get("time") or {}), "completed": now}}
+            waiting = await db(waiting_calls)(session_id, closed_calls)  # their requests stay answerable
+            if waiting:
+                info[INTERRUPTED_KEY] = waiting
             await db(message_service.message_save)(session=session, info=info)
 
     async def _abort_queue(self) -> None:
@@ -321,8 +330,9 @@ class Runner(SubagentsMixin, CompactionMixin):
 
     _context = None
 
-    async def answer(self, user: Message, *, session: Session | None = None) -> bool:
-        """Run the loop for one user message until the model stops. True when it was aborted."""
+    async def answer(self, user: Message, *, session: Session | None = None, resumed: bool = False) -> bool:
+        """Run the loop for one user message until the model stops. True when it was aborted. `resumed`:
+        the turn goes on after a re-run interrupted call (runtime/resume.py), straight to the model."""
         from sessions_app.runtime.turn import prepare_turn
 
         session = session or self.session
@@ -344,13 +354,13 @@ class Runner(SubagentsMixin, CompactionMixin):
             message_service.publish_for(session, "session.error", {"sessionID": session.id, "error": info["error"]})
             return False
         self._context = turn.context
-        compaction = await db(compaction_part)(user.id)  # compaction request (runtime/compaction.py)
+        compaction = None if resumed else await db(compaction_part)(user.id)  # runtime/compaction.py
         if compaction is not None:
             return await self._compact(session, user, turn, compaction)
-        if await self._run_subtasks(session, user, turn):
+        if not resumed and await self._run_subtasks(session, user, turn):
             return True
-        user = await self._continue_after_subtasks(session, user)
-        step_number = 0
+        user = user if resumed else await self._continue_after_subtasks(session, user)
+        step_number = 1 if resumed else 0
         while True:
             step_number += 1
             if self.abort_event.is_set():

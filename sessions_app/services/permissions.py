@@ -174,6 +174,10 @@ def permission_reply(*, user, request_id: str, reply: str, message: str | None =
             for other in others:
                 if all(evaluate(approved, other.permission, p) == "allow" for p in other.patterns or []):
                     _resolve(other, "always")
+    if reply in ("once", "always") and request.tool:
+        from sessions_app.runtime.resume import wake_if_orphaned
+
+        wake_if_orphaned(request.session_id)  # a call interrupted by a restart resumes (runtime/resume.py)
     return True
 
 
@@ -208,6 +212,11 @@ def _create_or_reuse(session: Session, permission: str, patterns: list[str], met
 def _status(request_id: str) -> tuple[str, str | None, str | None]:
     row = PermissionRequest.objects.filter(id=request_id).values_list("status", "reply", "message").first()
     return row if row else ("replied", "reject", None)
+
+
+def _mark_used(request_id: str) -> None:
+    """The waiting tool has read the allowing answer and goes on: a restart must not re-run it."""
+    PermissionRequest.objects.filter(id=request_id, status="replied").update(status="used")
 
 
 def _settled(reply: str | None, message: str | None) -> None:
@@ -257,6 +266,8 @@ async def wait_for_reply(request_id: str, *, abort: asyncio.Event | None = None)
         while True:
             state, reply, message = await status(request_id)
             if state != "pending":
+                if state == "replied" and reply in ("once", "always"):
+                    await sync_to_async(_mark_used, thread_sensitive=False)(request_id)
                 return _settled(reply, message)
             if abort is not None and abort.is_set():
                 await sync_to_async(_reject_one, thread_sensitive=False)(request_id)

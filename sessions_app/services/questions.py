@@ -53,6 +53,10 @@ def question_reply(*, user, request_id: str, answers) -> bool:
         question.save(update_fields=["status", "answers"])
         publish_for(question.session, "question.replied",
                     {"sessionID": question.session_id, "requestID": question.id, "answers": answers})
+    if question.tool:
+        from sessions_app.runtime.resume import wake_if_orphaned
+
+        wake_if_orphaned(question.session_id)  # a call interrupted by a restart resumes (runtime/resume.py)
     return True
 
 
@@ -94,6 +98,10 @@ def _state(question_id: str) -> tuple[str, list | None]:
     return row if row else ("rejected", None)
 
 
+def _mark_used(question_id: str) -> None:
+    Question.objects.filter(id=question_id, status="replied").update(status="used")
+
+
 def _reject_id(question_id: str) -> None:
     with transaction.atomic():
         row = Question.objects.select_for_update().select_related("session").filter(
@@ -110,7 +118,9 @@ async def ask_question(*, session: Session, questions: list[dict], tool_ref: dic
     state = sync_to_async(_state, thread_sensitive=False)
     while True:
         status, answers = await state(question.id)
-        if status == "replied":
+        if status in ("replied", "used"):
+            if status == "replied":  # read by the waiting tool: a restart must not re-run it
+                await sync_to_async(_mark_used, thread_sensitive=False)(question.id)
             return answers or []
         if status != "pending":
             raise QuestionRejected(DISMISSED_TEXT)
