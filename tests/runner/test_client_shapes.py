@@ -1,6 +1,6 @@
-"""Shapes the stock opencode 1.18.33 clients receive after a prompt, as the reference sends them
-(transcripts/events-tool-call.*): token totals on step-finish parts and completed assistant messages, and the
-session's model with its variant."""
+"""What the stock opencode 1.18.33 clients see after a prompt, as the reference does it: token totals on
+step-finish parts and completed assistant messages and the session's model variant (transcripts/events-tool-call.*),
+a title even after a `!cmd` shell run, and an attached text file (`run -f`) sent to the model once."""
 import base64
 
 from tests.fakes.fixtures import FAKE_MODEL, FAKE_PROVIDER, Reply
