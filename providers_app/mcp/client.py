@@ -27,9 +27,6 @@ CONNECT_SECONDS = 10.0
 REQUEST_SECONDS = 30.0
 TOOL_CALL_SECONDS = 300.0
 FAILURE_TTL_SECONDS = 30.0
-# What a local server inherits from our environment: enough to find programs and a home, never our secrets
-# (SECRET_KEY, DATABASE_URL, Fernet keys, provider keys live in the server's environment).
-INHERITED_ENV = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ")
 
 
 class McpFailure(Exception):
@@ -61,9 +58,11 @@ class Target:
         return configured / 1000 if isinstance(configured, int) else default
 
 
-def child_environment(config: dict) -> dict[str, str]:
-    env = {key: os.environ[key] for key in INHERITED_ENV if key in os.environ}
-    return {**env, **(config.get("environment") or {})}
+def child_environment(config: dict, home: str) -> dict[str, str]:
+    """agentserver.childenv's allowlist plus what the server's config asks for; never our secrets."""
+    from agentserver.childenv import safe_environment
+
+    return {**safe_environment(home=home), **(config.get("environment") or {})}
 
 
 @dataclass
@@ -114,7 +113,8 @@ async def _transport(target: Target, kind: str, seen: dict):
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         params = StdioServerParameters(command=config["command"][0], args=config["command"][1:],
-                                       env=child_environment(config), cwd=config.get("cwd") or target.cwd)
+                                       env=child_environment(config, home=target.cwd),
+                                       cwd=config.get("cwd") or target.cwd)
         async with stdio_client(params, errlog=_errlog()) as streams:
             yield streams
         return

@@ -90,8 +90,12 @@ def _run(session: Session, context, agent: str, model: dict, command: str, holde
             "callID": uuid.uuid4().hex.upper()[:26], "tool": "bash",
             "state": {"status": "running", "input": {"command": command}, "time": {"start": started}}}
     message_service.part_save(session=session, part=part)
-    shell = os.environ.get("SHELL") or "/bin/bash"
-    env = {**os.environ, "TERM": "dumb"}
+    from auth_app.tokens import roots_of
+    from sessions_app.runtime.tools.bash import child_environment
+
+    roots = roots_of(session.owner)
+    env = child_environment(home=roots[0] if roots else context.directory)
+    shell = env["SHELL"]
     process = subprocess.Popen([shell, "-c", command], cwd=context.directory, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
     _running[session.id] = process

@@ -55,3 +55,15 @@ def test_abort_stops_a_running_shell(alice, llm, session_of):
     alice.post(f"/session/{session['id']}/abort")
     thread.join(10)
     assert "User aborted the command" in result["body"]["parts"][0]["state"]["output"]
+
+
+def test_shell_commands_never_see_the_servers_secrets(alice, llm, session_of, server):
+    session = session_of()
+    response = alice.post(f"/session/{session['id']}/shell", json={"agent": "build", "command": "env"})
+    assert response.status_code == 200, response.text
+    output = response.json()["parts"][0]["state"]["output"]
+    names = {line.split("=", 1)[0] for line in output.splitlines() if "=" in line}
+    assert "PATH" in names and names.isdisjoint({"SECRET_KEY", "DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"})
+    assert not any(name.startswith(("AGENTSERVER_", "DJANGO_")) for name in names)
+    assert server.env["DATABASE_URL"] not in output
+    assert f"HOME={alice.root}" in output.splitlines()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import pwd
 import signal
 import time
 
+from agentserver.childenv import safe_environment
 from sessions_app.runtime.tools import shellparse
 from sessions_app.runtime.tools.base import (Tool, ToolContext, ToolError, ToolResult, confine, optional_int,
                                              require_str, schema, truncate)
@@ -16,8 +16,6 @@ DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
 MAX_METADATA = 30_000
 UPDATE_EVERY = 0.25
-ENV_ALLOWED = ("PATH", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME", "TMPDIR")
-DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 DESCRIPTION = f"""Executes a given bash command with an optional timeout, ensuring proper handling and security measures.
 
@@ -41,20 +39,9 @@ def shell_path() -> str:
 
 
 def child_environment(home: str) -> dict[str, str]:
-    """Only harmless variables: SECRET_KEY, DATABASE_URL, REDIS_URL, AGENTSERVER_*, DJANGO_* and provider
-    keys live in the server's environment and must never reach a command the model chose."""
-    env = {key: os.environ[key] for key in ENV_ALLOWED if key in os.environ}
-    env.update({key: value for key, value in os.environ.items() if key.startswith("LC_")})
-    env.setdefault("PATH", DEFAULT_PATH)
-    env.setdefault("LANG", "C.UTF-8")
-    try:
-        account = pwd.getpwuid(os.getuid()).pw_name
-    except KeyError:
-        account = str(os.getuid())
-    env.setdefault("USER", account)
-    env.setdefault("LOGNAME", account)
-    env.update(HOME=home, SHELL=shell_path(), TERM="dumb", PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
-    return env
+    """A command the model chose sees only agentserver.childenv's allowlist, and no pager or prompt."""
+    return safe_environment(home=home, SHELL=shell_path(), TERM="dumb", PAGER="cat", GIT_PAGER="cat",
+                            GIT_TERMINAL_PROMPT="0")
 
 
 def kill_group(pid: int) -> None:
