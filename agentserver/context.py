@@ -38,6 +38,20 @@ class RuntimeContext:
         """The tree agent tools may touch without asking: the git worktree, or the directory itself."""
         return self.worktree if self.vcs else self.directory
 
+    def directories_up(self) -> list[str]:
+        """The directory, its parent, … up to and including the boundary (nearest first). Project files
+        (config, instructions, commands, skills) are looked up along this chain."""
+        top = self.boundary
+        chain = [self.directory]
+        current = self.directory
+        while current != top and paths.is_within(current, top):
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            chain.append(parent)
+            current = parent
+        return chain
+
     def project(self):
         from projects_app.models import Project
 

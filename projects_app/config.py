@@ -108,23 +108,9 @@ def parse_jsonc(text: str) -> dict:
     return data
 
 
-def _directories_up(directory: str, top: str) -> list[str]:
-    """directory, its parent, … up to and including `top` (nearest first)."""
-    chain = [directory]
-    current = directory
-    while current != top and paths.is_within(current, top):
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        chain.append(parent)
-        current = parent
-    return chain
-
-
 def project_files(context) -> list[str]:
     """The project config files that apply, in merge order (the nearest, and .json after .jsonc, last)."""
-    top = context.worktree if context.vcs else context.directory
-    chain = list(reversed(_directories_up(context.directory, top)))
+    chain = list(reversed(context.directories_up()))
     found: list[str] = []
     for name in PROJECT_FILES:
         for directory in chain:

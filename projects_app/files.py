@@ -10,14 +10,12 @@ import json
 import mimetypes
 import os
 import subprocess
-import shutil
-import sys
 import threading
 import time
 
 from rapidfuzz import fuzz
 
-from agentserver import paths
+from agentserver import paths, ripgrep
 from agentserver.errors import BadRequest, NotFound, PayloadTooLarge
 
 MAX_READ_BYTES = 5 * 1024 * 1024
@@ -30,11 +28,7 @@ _BINARY_SNIFF = 8192
 
 
 def rg_binary() -> str:
-    """ripgrep from the `ripgrep` wheel next to the interpreter, else the one on PATH."""
-    beside = os.path.join(os.path.dirname(sys.executable), "rg")
-    if os.access(beside, os.X_OK):
-        return beside
-    found = shutil.which("rg")
+    found = ripgrep.binary()
     if not found:
         raise BadRequest("ripgrep (rg) is not installed on the server", kind="Server")
     return found

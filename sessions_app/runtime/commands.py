@@ -7,6 +7,7 @@ import os
 import re
 
 from agentserver import paths
+from sessions_app.runtime.frontmatter import parse_frontmatter  # noqa: F401  (part of this module's API)
 
 INIT_TEMPLATE = """Create or update `AGENTS.md` for this repository.
 
@@ -77,45 +78,10 @@ def _command(name: str, template: str, *, source: str = "command", description=N
     return out
 
 
-def parse_frontmatter(text: str) -> tuple[dict, str]:
-    """`---` delimited `key: value` lines (YAML-ish: scalars, quotes stripped, true/false) and the body."""
-    if not text.startswith("---"):
-        return {}, text
-    end = text.find("\n---", 3)
-    if end < 0:
-        return {}, text
-    meta: dict = {}
-    for line in text[3:end].splitlines():
-        key, sep, value = line.partition(":")
-        if not sep or not key.strip() or line[:1].isspace():
-            continue
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1]
-        elif value.lower() in ("true", "false"):
-            value = value.lower() == "true"
-        meta[key.strip()] = value
-    body = text[end + 4:]
-    return meta, body[1:] if body.startswith("\n") else body
-
-
-def _directories(context) -> list[str]:
-    """From the boundary (worktree) down to the directory: outermost first, so nearer files win."""
-    top = os.path.realpath(context.boundary)
-    current = os.path.realpath(context.directory)
-    chain = []
-    while True:
-        chain.append(current)
-        if current == top or os.path.dirname(current) == current or not paths.is_within(current, top):
-            break
-        current = os.path.dirname(current)
-    return list(reversed(chain))
-
-
 def file_commands(context) -> dict[str, dict]:
     found: dict[str, dict] = {}
     top = os.path.realpath(context.boundary)
-    for base in _directories(context):
+    for base in reversed(context.directories_up()):  # outermost first: nearer files win
         for sub in COMMAND_DIRS:
             root = os.path.join(base, sub)
             if not os.path.isdir(root):

@@ -41,13 +41,7 @@ def environment_block(context) -> str:
 def instruction_blocks(context) -> list[str]:
     """The first instruction file name found between the directory and the worktree wins; every
     occurrence of it up the tree is included, outermost first."""
-    top = os.path.realpath(context.worktree if context.vcs else context.directory)
-    chain, current = [], os.path.realpath(context.directory)
-    while True:
-        chain.append(current)
-        if current == top or os.path.dirname(current) == current:
-            break
-        current = os.path.dirname(current)
+    chain = context.directories_up()
     for name in INSTRUCTION_FILES:
         found = [os.path.join(d, name) for d in chain if os.path.isfile(os.path.join(d, name))]
         if found:

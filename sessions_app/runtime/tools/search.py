@@ -3,17 +3,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
-import sys
 
+from agentserver import ripgrep
 from sessions_app.runtime.tools.base import ToolError
 
 
 def rg_path() -> str:
-    beside = os.path.join(os.path.dirname(sys.executable), "rg")
-    if os.access(beside, os.X_OK):
-        return beside
-    found = shutil.which("rg")
+    found = ripgrep.binary()
     if not found:
         raise ToolError("ripgrep (rg) is not installed on the server")
     return found

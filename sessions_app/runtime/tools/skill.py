@@ -3,24 +3,11 @@ from __future__ import annotations
 
 import os
 
+from sessions_app.runtime.frontmatter import parse_frontmatter
 from sessions_app.runtime.tools.base import Tool, ToolContext, ToolError, ToolResult, require_str, schema
 
 SKILL_DIRS = (".opencode/skill", ".opencode/skills", ".claude/skills")
 MAX_SKILL_BYTES = 256 * 1024
-
-
-def _frontmatter(text: str) -> tuple[dict, str]:
-    if not text.startswith("---"):
-        return {}, text
-    end = text.find("\n---", 3)
-    if end < 0:
-        return {}, text
-    meta = {}
-    for line in text[3:end].splitlines():
-        key, sep, value = line.partition(":")
-        if sep and key.strip():
-            meta[key.strip()] = value.strip().strip('"').strip("'")
-    return meta, text[end + 4:].lstrip("\n")
 
 
 def discover(context) -> dict[str, dict]:
@@ -31,15 +18,7 @@ def discover(context) -> dict[str, dict]:
     from agentserver import paths
 
     found: dict[str, dict] = {}
-    top = os.path.realpath(context.boundary)
-    current = os.path.realpath(context.directory)
-    chain = []
-    while True:
-        chain.append(current)
-        if current == top or os.path.dirname(current) == current or not paths.is_within(current, top):
-            break
-        current = os.path.dirname(current)
-    for base in chain:
+    for base in context.directories_up():
         for sub in SKILL_DIRS:
             root = os.path.join(base, sub)
             if not os.path.isdir(root):
@@ -47,12 +26,12 @@ def discover(context) -> dict[str, dict]:
             for name in sorted(os.listdir(root)):
                 file = os.path.join(root, name, "SKILL.md")
                 real = os.path.realpath(file)
-                if name in found or not os.path.isfile(real) or not paths.is_within(real, top):
+                if name in found or not os.path.isfile(real) or not paths.is_within(real, context.boundary):
                     continue
                 if os.path.getsize(real) > MAX_SKILL_BYTES:
                     continue
                 with open(real, encoding="utf-8", errors="replace") as handle:
-                    meta, body = _frontmatter(handle.read())
+                    meta, body = parse_frontmatter(handle.read())
                 skill_name = meta.get("name") or name
                 found.setdefault(skill_name, {"name": skill_name, "description": meta.get("description", ""),
                                               "location": real, "content": body})
