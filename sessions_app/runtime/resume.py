@@ -91,9 +91,13 @@ def _forget_call(session: "Session", message: Message, part: dict) -> None:
 class ResumeMixin:
     """Runner side: `_resume_interrupted()` at the top of every runner iteration."""
 
-    async def _resume_interrupted(self) -> bool:
+    _resume_checked = False
+
+    async def _resume_interrupted(self, woken: bool = False) -> bool:
         """Re-run one interrupted call whose request was answered, then carry on the turn. True when it
-        did something (the caller looks again)."""
+        did something (the caller looks again). Looks only when the runner starts, after a resume and when
+        woken: an answer kicks a runner only while no lease is live (wake_if_orphaned), so a runner that
+        is busy with other work never has anything to resume (and its idle path stays one query short)."""
         import asyncio
 
         from providers_app.stream import ToolCallEnd
@@ -103,9 +107,13 @@ class ResumeMixin:
         from sessions_app.runtime.turn import prepare_turn
         from sessions_app.services import messages as message_service
 
+        if self._resume_checked and not woken:
+            return False
+        self._resume_checked = True
         found = await db(resumable)(self.session_id)
         if found is None:
             return False
+        self._resume_checked = False  # look again afterwards: a second interrupted call may be answered
         user, interrupted, part = found
         session = self.session
         await db(_forget_call)(session, interrupted, part)

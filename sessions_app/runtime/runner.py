@@ -217,8 +217,8 @@ class Runner(SubagentsMixin, CompactionMixin, ResumeMixin):
                 return
             await self._recover()
             while True:
-                self.wake = False
-                if await self._resume_interrupted():  # runtime/resume.py: answered after a restart
+                woken, self.wake = self.wake, False
+                if await self._resume_interrupted(woken):  # runtime/resume.py: answered after a restart
                     continue
                 user = await db(leases.next_pending)(sid)
                 if user is None:
