@@ -158,12 +158,24 @@ def wait_for_answer(session_id: str, user_message_id: str) -> tuple[Message, lis
             if follow is not None:
                 user_message_id, started = follow, time.monotonic()
                 continue
+            if message.info.get("error") == leases.ABORTED:
+                _settle_after_abort(session_id)
             return message, list(Part.objects.filter(message=message).order_by("id"))
         if time.monotonic() - started > 2 and not leases.is_live(session_id):
             call(ensure_runner, session_id)  # nobody is on it (a lost wake-up): kick it again
             started = time.monotonic()
         with _answered:
             _answered.wait(0.25)
+
+
+def _settle_after_abort(session_id: str, limit: float = 5.0) -> None:
+    """The reference sets the status idle before the aborted message's last update, so a client answered
+    with it already sees idle: give the runner (its abort clean-up) a moment to let go of the session.
+    Bounded, since a prompt sent after the abort keeps it busy."""
+    deadline = time.monotonic() + limit
+    while leases.is_live(session_id) and time.monotonic() < deadline:
+        with _answered:
+            _answered.wait(0.05)
 
 
 def wait_idle(session_id: str) -> None:
