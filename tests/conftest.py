@@ -129,12 +129,20 @@ def server(server_factory) -> LiveServer:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _close_asgiref_thread_db_connections(django_db_setup):
+def _close_asgiref_thread_db_connections(django_db_setup, django_db_blocker):
     yield
     from asgiref.sync import SyncToAsync
     from django.db import connections
 
     SyncToAsync.single_thread_executor.submit(connections.close_all).result()
+    connection = connections["default"]
+    if connection.vendor == "postgresql":
+        django_db_blocker.unblock()
+        # Threads of this process (tool waits, sync_to_async) keep their own connections; end them so the
+        # test database can be dropped.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                           "WHERE datname = current_database() AND pid <> pg_backend_pid()")
 
 
 def git(cwd, *args: str) -> str:

@@ -10,3 +10,8 @@ from agentserver.settings import DATA_DIR, DATABASES  # noqa: E402
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}
+
+if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
+    # The test process runs services in many short-lived threads (sync_to_async, tool waits); a small pool
+    # runs dry there, and no request cycle returns connections to it. Plain per-thread connections instead.
+    DATABASES["default"]["OPTIONS"] = {}
