@@ -103,7 +103,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
 else:
     # Under ASGI every request runs in a fresh thread, so without a pool each request opens a connection.
-    DATABASES["default"]["OPTIONS"] = {"pool": {"min_size": 2, "max_size": int(os.environ.get("AGENTSERVER_DB_POOL", "16"))}}
+    DATABASES["default"]["OPTIONS"] = {"pool": {"min_size": 1, "max_size": int(os.environ.get("AGENTSERVER_DB_POOL", "16"))}}
 if os.environ.get("AGENTSERVER_TEST_DB_NAME"):
     DATABASES["default"]["TEST"] = {"NAME": os.environ["AGENTSERVER_TEST_DB_NAME"]}
 

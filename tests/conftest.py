@@ -82,6 +82,7 @@ def start_server(env_overrides: dict | None = None, *, log_dir: Path) -> LiveSer
         AGENTSERVER_DATA_DIR=str(settings.DATA_DIR),
         AGENTSERVER_SSE_HEARTBEAT_SECONDS=os.environ.get("AGENTSERVER_SSE_HEARTBEAT_SECONDS", "10"),
         PYTHONUNBUFFERED="1",
+        AGENTSERVER_DB_POOL="8",  # many test workers share PostgreSQL's 100 connections
     )
     env.update(env_overrides or {})
     log_path = log_dir / f"daphne-{port}.log"
@@ -118,14 +119,32 @@ def server_factory(django_db_setup, tmp_path_factory):
         started.append(live)
         return live
 
+    factory.started = started
     yield factory
     for live in started:
         live.stop()
 
 
 @pytest.fixture(scope="session")
-def server(server_factory) -> LiveServer:
-    return server_factory()
+def server(django_db_setup, tmp_path_factory) -> LiveServer:
+    """The shared worker of the whole run (extra workers come from server_factory)."""
+    live = start_server(None, log_dir=tmp_path_factory.mktemp("server-log"))
+    yield live
+    live.stop()
+
+
+@pytest.fixture(autouse=True)
+def _stop_servers_the_test_started(request):
+    """Extra workers a test starts end with it: each holds database connections, and PostgreSQL has 100."""
+    if "server_factory" not in request.fixturenames:
+        yield
+        return
+    started = request.getfixturevalue("server_factory").started
+    before = len(started)
+    yield
+    for live in started[before:]:
+        live.stop()
+    del started[before:]
 
 
 @pytest.fixture(scope="session", autouse=True)
