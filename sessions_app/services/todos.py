@@ -19,6 +19,9 @@ def todos_replace(*, session: Session, todos: list[dict]) -> list[Todo]:
         for index, item in enumerate(todos)
     ]
     with transaction.atomic():
+        # Two replacements must not interleave (delete, delete, insert, insert would keep both lists):
+        # the session row's lock serializes them on PostgreSQL as SQLite's write lock does.
+        Session.objects.select_for_update().filter(pk=session.pk).first()
         Todo.objects.filter(session=session).delete()
         Todo.objects.bulk_create(rows)
     publish_for(session, "todo.updated", {"sessionID": session.id, "todos": [todo_wire(t) for t in rows]})
