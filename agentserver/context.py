@@ -38,6 +38,13 @@ class RuntimeContext:
         """The tree agent tools may touch without asking: the git worktree, or the directory itself."""
         return self.worktree if self.vcs else self.directory
 
+    def location(self) -> dict:
+        """The `location` that v2 request-kind responses carry beside their `data`."""
+        info = {"directory": self.directory, "project": {"id": self.project_id, "directory": self.boundary}}
+        if self.workspace_id:
+            info["workspaceID"] = self.workspace_id
+        return info
+
     def directories_up(self) -> list[str]:
         """The directory, its parent, … up to and including the boundary (nearest first). Project files
         (config, instructions, commands, skills) are looked up along this chain."""

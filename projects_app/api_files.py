@@ -9,7 +9,6 @@ from agentserver import context as runtime
 from agentserver.api import ApiView, V2RequestView, parse, parse_query
 from projects_app import environment, files, tui
 from projects_app.api_workspaces import StrictCharField
-from providers_app.selectors import location
 
 
 class LocatedView(V2RequestView):
@@ -28,7 +27,7 @@ class LocatedView(V2RequestView):
         return cached
 
     def located(self, request, data) -> Response:
-        return Response({"location": location(self.context(request)), "data": data})
+        return Response({"location": self.context(request).location(), "data": data})
 
 
 def _diff_text(text: str) -> HttpResponse:
@@ -166,7 +165,7 @@ class LocationView(LocatedView):
     operation_ids = {"GET": "location.get"}
 
     def get(self, request):
-        return Response(location(self.context(request)))
+        return Response(self.context(request).location())
 
 
 class ReferenceView(LocatedView):

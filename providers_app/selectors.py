@@ -46,12 +46,3 @@ def catalog_model_get(*, provider_id: str, model_id: str) -> dict:
     if model is None:
         raise NotFound(f"Model not found: {provider_id}/{model_id}")
     return shapes.catalog_model(provider_id, model)
-
-
-def location(context) -> dict:
-    """The `location` of v2 request-kind responses."""
-    info = {"directory": context.directory,
-            "project": {"id": context.project_id, "directory": context.worktree if context.vcs else context.directory}}
-    if context.workspace_id:
-        info["workspaceID"] = context.workspace_id
-    return info

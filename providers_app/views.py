@@ -69,7 +69,7 @@ class V2ProviderListView(V2RequestView):
 
     def get(self, request):
         context = self.context(request)
-        return Response({"location": selectors.location(context),
+        return Response({"location": context.location(),
                          "data": selectors.provider_list_v2(context=context)})
 
 
@@ -78,7 +78,7 @@ class V2ModelListView(V2RequestView):
 
     def get(self, request):
         context = self.context(request)
-        return Response({"location": selectors.location(context), "data": selectors.model_list_v2(context=context)})
+        return Response({"location": context.location(), "data": selectors.model_list_v2(context=context)})
 
 
 class CatalogModelListView(ApiView):

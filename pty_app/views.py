@@ -59,23 +59,13 @@ class PtyConnectView(ApiView):
         raise BadRequest("This route expects a WebSocket upgrade", kind="Headers")
 
 
-def location(context) -> dict:
-    info = {
-        "directory": context.directory,
-        "project": {"id": context.project_id, "directory": context.worktree if context.vcs else context.directory},
-    }
-    if context.workspace_id:
-        info["workspaceID"] = context.workspace_id
-    return info
-
-
 class V2PtyCollectionView(V2RequestView):
     operation_ids = {"GET": "pty.list", "POST": "pty.create"}
 
     def get(self, request):
         context = self.context(request)
         rows = selectors.pty_list(user=request.user, directory=context.directory)
-        return Response({"location": location(context), "data": [pty_wire(row) for row in rows]})
+        return Response({"location": context.location(), "data": [pty_wire(row) for row in rows]})
 
     def post(self, request):
         data = dict(parse(V2PtyCreateInput, request.data))
@@ -86,7 +76,7 @@ class V2PtyCollectionView(V2RequestView):
                 data["args"] = ["-c", command, *data.get("args", [])]
         context = self.context(request)
         row = services.pty_create(context=context, **data)
-        return Response({"location": location(context), "data": pty_wire(row)})
+        return Response({"location": context.location(), "data": pty_wire(row)})
 
 
 class V2PtyItemView(V2RequestView):
@@ -94,13 +84,13 @@ class V2PtyItemView(V2RequestView):
 
     def get(self, request, ptyID):
         row = selectors.pty_get(user=request.user, pty_id=_pty_id(ptyID))
-        return Response({"location": location(self.context(request)), "data": pty_wire(row)})
+        return Response({"location": self.context(request).location(), "data": pty_wire(row)})
 
     def patch(self, request, ptyID):
         pty_id = _pty_id(ptyID)
         data = parse(V2PtyUpdateInput, request.data)
         row = services.pty_update(user=request.user, pty_id=pty_id, **data)
-        return Response({"location": location(self.context(request)), "data": pty_wire(row)})
+        return Response({"location": self.context(request).location(), "data": pty_wire(row)})
 
     put = patch
 

@@ -7,7 +7,6 @@ from rest_framework.response import Response
 
 from agentserver.api import ApiView, IdField, V2RequestView, id_param, parse
 from projects_app.api_workspaces import StrictBooleanField, StrictCharField
-from providers_app.selectors import location
 from sessions_app import selectors
 from sessions_app.services import commands
 from sessions_app.wire import message_wire
@@ -103,7 +102,7 @@ class V2CommandListView(V2RequestView):
 
     def get(self, request):
         context = self.context(request)
-        return Response({"location": location(context),
+        return Response({"location": context.location(),
                          "data": [_v2_command(c) for c in commands.command_list(context=context)]})
 
 
@@ -119,7 +118,7 @@ class V2SkillListView(V2RequestView):
 
     def get(self, request):
         context = self.context(request)
-        return Response({"location": location(context), "data": commands.skill_list(context=context)})
+        return Response({"location": context.location(), "data": commands.skill_list(context=context)})
 
 
 class V2CompactView(ApiView):

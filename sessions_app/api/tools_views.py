@@ -44,8 +44,4 @@ class V2AgentListView(V2RequestView):
 
     def get(self, request):
         context = self.context(request)
-        location = {"directory": context.directory,
-                    "project": {"id": context.project_id, "directory": context.worktree}}
-        if context.workspace_id:
-            location["workspaceID"] = context.workspace_id
-        return Response({"location": location, "data": agent_list_v2(effective_config(context))})
+        return Response({"location": context.location(), "data": agent_list_v2(effective_config(context))})
