@@ -36,8 +36,11 @@ def _home_of(user, cwd: str) -> str:
     return roots[0] if roots else cwd
 
 
-def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None) -> Launch:
-    """What to exec for `argv` run by `user` in `cwd`; `env` adds variables to the safe environment."""
+def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None,
+            expose: Sequence[str] = ()) -> Launch:
+    """What to exec for `argv` run by `user` in `cwd`; `env` adds variables to the safe environment;
+    `expose` names extra files or directories (a language server's install, the ripgrep binary) that the
+    process may read and execute at their real paths."""
     environment = safe_environment(home=_home_of(user, cwd))
     if env:
         environment.update(env)
@@ -45,22 +48,22 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
 
 
 def run(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None, input: bytes | None = None,
-        timeout: float | None = None) -> subprocess.CompletedProcess:
+        timeout: float | None = None, expose: Sequence[str] = ()) -> subprocess.CompletedProcess:
     """subprocess.run with bytes output captured; stdin is empty unless `input` is given."""
-    launch = prepare(user, argv, cwd=cwd, env=env)
+    launch = prepare(user, argv, cwd=cwd, env=env, expose=expose)
     return subprocess.run(launch.argv, cwd=launch.cwd, env=launch.env, input=input, capture_output=True,
                           timeout=timeout, stdin=None if input is not None else subprocess.DEVNULL)
 
 
 def popen(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None,
-          **kwargs) -> subprocess.Popen:
-    launch = prepare(user, argv, cwd=cwd, env=env)
+          expose: Sequence[str] = (), **kwargs) -> subprocess.Popen:
+    launch = prepare(user, argv, cwd=cwd, env=env, expose=expose)
     kwargs.setdefault("start_new_session", True)
     return subprocess.Popen(launch.argv, cwd=launch.cwd, env=launch.env, **kwargs)
 
 
 async def start(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None,
-                **kwargs) -> asyncio.subprocess.Process:
-    launch = prepare(user, argv, cwd=cwd, env=env)
+                expose: Sequence[str] = (), **kwargs) -> asyncio.subprocess.Process:
+    launch = prepare(user, argv, cwd=cwd, env=env, expose=expose)
     kwargs.setdefault("start_new_session", True)
     return await asyncio.create_subprocess_exec(*launch.argv, cwd=launch.cwd, env=launch.env, **kwargs)
