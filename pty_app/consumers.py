@@ -130,8 +130,8 @@ async def pty_socket(scope, receive, send) -> None:
         return await _refuse(send, CLOSE_NOT_FOUND)
     manager = get_manager()
     await manager.ensure_started()
-    terminal = manager.terminals.get(pty_id)
-    if terminal is not None and not terminal.closed:
+    terminal = manager.local_terminal(pty_id)
+    if terminal is not None:
         return await _local(terminal, _cursor(scope), receive, send)
     if row.worker_id != manager.worker_id and manager.layer is not None:
         return await _remote(manager, row, _cursor(scope), receive, send)

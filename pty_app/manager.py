@@ -22,7 +22,7 @@ from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
-from pty_app import conf
+from pty_app import conf, exits
 from pty_app.terminal import SpawnSpec, Terminal, signal_session
 
 log = logging.getLogger(__name__)
@@ -120,7 +120,7 @@ class PtyManager:
     async def spawn(self, spec: SpawnSpec) -> int:
         terminal = Terminal(spec=spec, buffer_limit=conf.buffer_bytes(), max_pending_input=conf.max_pending_input(),
                             on_exit=self._on_exit)
-        terminal._remote_forward = lambda item, t=terminal: self._forward(t, item)
+        terminal.remote_forward = lambda item, t=terminal: self._forward(t, item)
         try:
             pid = terminal.start(self.loop)
         except Exception as error:  # noqa: BLE001  (exec failures arrive as assorted OSErrors)
@@ -139,14 +139,35 @@ class PtyManager:
                 terminal.ready.set()
         self.loop.call_soon_threadsafe(_set)
 
-    async def _resize(self, pty_id: str, rows: int, cols: int) -> bool:
+    def reserve(self, pty_id: str) -> None:
+        """The row is about to be written and the process is not registered yet: not stale meanwhile."""
+        self.reserved.add(pty_id)
+
+    def release(self, pty_id: str) -> None:
+        """The reservation is over without a process (spawning failed)."""
+        self.reserved.discard(pty_id)
+
+    def runs(self, pty_id: str) -> bool:
+        """This worker runs the terminal's process."""
+        return pty_id in self.terminals
+
+    def holds(self, pty_id: str) -> bool:
+        """This worker runs the terminal or is about to: its row is not stale."""
+        return pty_id in self.terminals or pty_id in self.reserved
+
+    def local_terminal(self, pty_id: str) -> Terminal | None:
+        """The terminal when this worker runs it and it has not closed yet."""
+        terminal = self.terminals.get(pty_id)
+        return None if terminal is None or terminal.closed else terminal
+
+    async def resize(self, pty_id: str, rows: int, cols: int) -> bool:
         terminal = self.terminals.get(pty_id)
         if terminal is None:
             return False
         terminal.resize(rows, cols)
         return True
 
-    async def _kill(self, pty_id: str) -> bool:
+    async def kill(self, pty_id: str) -> bool:
         terminal = self.terminals.get(pty_id)
         if terminal is None:
             return False
@@ -157,8 +178,6 @@ class PtyManager:
         self._task(self._announce_exit(terminal))
 
     async def _announce_exit(self, terminal: Terminal) -> None:
-        from pty_app import services
-
         if terminal.ready is not None and not terminal.removed:
             try:
                 await asyncio.wait_for(terminal.ready.wait(), 10)
@@ -171,7 +190,7 @@ class PtyManager:
             await self._group_send(terminal.id, {"type": "pty.exit", "exitCode": terminal.exit_code})
         self._backlogs.pop(terminal.id, None)
         try:
-            await database_sync_to_async(services.pty_exited)(
+            await database_sync_to_async(exits.pty_exited)(
                 pty_id=terminal.id, exit_code=terminal.exit_code, announce_exit=not terminal.removed)
         except Exception:  # noqa: BLE001  (the process is gone either way; keep the loop alive)
             log.exception("pty %s: recording the exit failed", terminal.id)
@@ -244,10 +263,10 @@ class PtyManager:
             if terminal is not None:
                 terminal.write(message.get("data") or b"")
         elif kind == "pty.resize":
-            ok = await self._resize(pty_id, int(message["rows"]), int(message["cols"]))
+            ok = await self.resize(pty_id, int(message["rows"]), int(message["cols"]))
             await self._reply(reply, {"type": "pty.reply", "ok": ok})
         elif kind == "pty.kill":
-            ok = await self._kill(pty_id)
+            ok = await self.kill(pty_id)
             await self._reply(reply, {"type": "pty.reply", "ok": ok})
         elif kind == "pty.attach":
             if terminal is None or terminal.closed:
@@ -288,7 +307,7 @@ class PtyManager:
             idle = conf.idle_seconds()
             now = time.monotonic()
             for terminal in list(self.terminals.values()):
-                if terminal.closed or terminal._finishing:
+                if terminal.closed or terminal.finishing:
                     continue
                 # The leader can exit while a background job still holds the slave open: no EOF then.
                 if not terminal.leader_alive():

@@ -20,7 +20,7 @@ def _process_alive(pid: int) -> bool:
 def is_stale(row: Pty) -> bool:
     manager = get_manager()
     if row.worker_id == manager.worker_id:
-        return row.id not in manager.terminals and row.id not in manager.reserved
+        return not manager.holds(row.id)
     if row.worker_host != HOST:
         return False  # another machine: only a remote request that goes unanswered can tell
     if row.worker_pid == os.getpid():

@@ -1,26 +1,22 @@
 """Writes: create, update, remove a terminal, and record its exit. The process lives in a worker's
 PtyManager; the row makes it visible to every worker. The row's deletion is the single arbiter of who
-announces the end: whoever deletes it publishes pty.deleted."""
+announces the end: whoever deletes it publishes pty.deleted (pty_app.exits)."""
 import os
 import shutil
 
 from django.db import transaction
 
-from agentserver import events, ids, paths
+from agentserver import ids, paths
 from agentserver.context import RuntimeContext, default_directory
 from agentserver.errors import BadRequest, NotFound, TooManyRequests
 from auth_app.tokens import roots_of
 from pty_app import conf, selectors
 from pty_app.environment import child_environment, default_shell
-from pty_app.manager import SpawnFailed, get_manager
+from pty_app.exits import publish
+from pty_app.manager import HOST, SpawnFailed, get_manager
 from pty_app.models import Pty, now_ms
 from pty_app.terminal import SpawnSpec
 from pty_app.wire import pty_wire
-
-
-def _publish(type_: str, properties: dict, row: Pty) -> None:
-    events.publish(type_, properties, owner_id=row.owner_id, directory=row.directory,
-                   workspace_id=row.workspace_id, project_id=row.project_id)
 
 
 def _executable(command: str, *, cwd: str, search_path: str) -> str:
@@ -70,11 +66,11 @@ def pty_create(*, context: RuntimeContext, command: str | None = None, args: lis
     manager = get_manager()
     channel = manager.start_sync()
     pty_id = ids.ascending("pty")
-    manager.reserved.add(pty_id)
+    manager.reserve(pty_id)
     row = Pty.objects.create(
         id=pty_id, owner=user, directory=context.directory, project_id=context.project_id,
         workspace_id=context.workspace_id, title=title or f"Terminal {pty_id[-4:]}", command=command, args=args,
-        cwd=real_cwd, rows=rows, cols=cols, worker_id=manager.worker_id, worker_host=_host(),
+        cwd=real_cwd, rows=rows, cols=cols, worker_id=manager.worker_id, worker_host=HOST,
         worker_pid=os.getpid(), worker_channel=channel,
     )
     spec = SpawnSpec(pty_id=pty_id, owner_id=user.pk, directory=context.directory, argv=[executable, *args],
@@ -82,19 +78,13 @@ def pty_create(*, context: RuntimeContext, command: str | None = None, args: lis
     try:
         row.pid = manager.call(manager.spawn(spec))
     except SpawnFailed as error:
-        manager.reserved.discard(pty_id)
+        manager.release(pty_id)
         Pty.objects.filter(id=pty_id).delete()
         raise BadRequest(f"Could not start {command}: {error}", kind="Body") from error
     Pty.objects.filter(id=pty_id).update(pid=row.pid)
-    _publish("pty.created", {"info": pty_wire(row)}, row)
+    publish("pty.created", {"info": pty_wire(row)}, row)
     manager.mark_ready(pty_id)
     return row
-
-
-def _host() -> str:
-    from pty_app.manager import HOST
-
-    return HOST
 
 
 def _owner_request(row: Pty, message: dict) -> bool:
@@ -102,11 +92,10 @@ def _owner_request(row: Pty, message: dict) -> bool:
     (the row was stale and is now gone)."""
     manager = get_manager()
     manager.start_sync()
-    if row.id in manager.terminals:
-        kind = message["type"]
-        if kind == "pty.resize":
-            return manager.call(manager._resize(row.id, message["rows"], message["cols"]))
-        return manager.call(manager._kill(row.id))
+    if manager.runs(row.id):
+        if message["type"] == "pty.resize":
+            return manager.call(manager.resize(row.id, message["rows"], message["cols"]))
+        return manager.call(manager.kill(row.id))
     answer = None
     if row.worker_channel and manager.layer is not None and row.worker_id != manager.worker_id:
         answer = manager.call(manager.remote_request(row.worker_channel, {**message, "id": row.id}))
@@ -129,7 +118,7 @@ def pty_update(*, user, pty_id: str, title: str | None = None, size: dict | None
         if not Pty.objects.filter(id=pty_id).update(title=row.title, rows=row.rows, cols=row.cols,
                                                       time_updated=row.time_updated):
             raise NotFound(f"PTY session not found: {pty_id}", ptyID=pty_id)
-        _publish("pty.updated", {"info": pty_wire(row)}, row)
+        publish("pty.updated", {"info": pty_wire(row)}, row)
     return row
 
 
@@ -138,20 +127,6 @@ def pty_remove(*, user, pty_id: str) -> None:
     with transaction.atomic():
         if not Pty.objects.filter(id=pty_id).delete()[0]:
             raise NotFound(f"PTY session not found: {pty_id}", ptyID=pty_id)
-        _publish("pty.deleted", {"id": pty_id}, row)
+        publish("pty.deleted", {"id": pty_id}, row)
     # The row is gone (GET is 404 from now on); the process group follows.
     _owner_request(row, {"type": "pty.kill"})
-
-
-def pty_exited(*, pty_id: str, exit_code: int | None, announce_exit: bool) -> None:
-    """Called by the owning manager once the child is reaped. Removal already deleted the row (and
-    announced it); a natural exit announces pty.exited then pty.deleted."""
-    row = Pty.objects.filter(id=pty_id).first()
-    if row is None:
-        return
-    with transaction.atomic():
-        if not Pty.objects.filter(id=pty_id).delete()[0]:
-            return
-        if announce_exit:
-            _publish("pty.exited", {"id": pty_id, "exitCode": exit_code if exit_code is not None else 0}, row)
-        _publish("pty.deleted", {"id": pty_id}, row)

@@ -94,6 +94,8 @@ class Terminal:
     buffer_limit: int
     max_pending_input: int
     on_exit: Callable[["Terminal"], None]
+    # Output for watchers in other workers (the manager forwards it through the channel layer).
+    remote_forward: Callable[[tuple], None] | None = None
     proc: PtyProcess | None = None
     fd: int = -1
     subscribers: set = field(default_factory=set)
@@ -112,11 +114,15 @@ class Terminal:
         self._finishing = False
         self._paused = False
         self._pause_reasons: set = set()
-        self._remote_forward: Callable[[tuple], None] | None = None
 
     @property
     def id(self) -> str:
         return self.spec.pty_id
+
+    @property
+    def finishing(self) -> bool:
+        """Its end is under way (drain, reap, close): nobody needs to end it again."""
+        return self._finishing
 
     @property
     def pid(self) -> int:
@@ -258,8 +264,8 @@ class Terminal:
     def _broadcast(self, item: tuple) -> None:
         for subscriber in list(self.subscribers):
             subscriber.push(item)
-        if self.remote_watchers and self._remote_forward is not None:
-            self._remote_forward(item)
+        if self.remote_watchers and self.remote_forward is not None:
+            self.remote_forward(item)
 
     def pause_reading(self, reason: object) -> None:
         """Back-pressure: stop draining the master while any reader (a slow socket, a lagging channel
