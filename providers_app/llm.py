@@ -14,7 +14,7 @@ from asgiref.sync import sync_to_async
 
 from providers_app import credentials, models_catalog
 from providers_app.errors import APIError, ProviderAuthError
-from providers_app.stream import StreamEvent, Usage
+from providers_app.stream import StreamEvent
 
 PLACEHOLDER_KEY = "agentserver-no-key"  # keyless local endpoints; the SDKs insist on some key
 
@@ -42,20 +42,6 @@ def prepare_call(*, context, provider_id: str, model_id: str) -> PreparedCall:
         raise APIError(f"Provider {provider_id} has no OpenAI-compatible endpoint; set "
                        f"provider.{provider_id}.options.baseURL in the config", is_retryable=False)
     return PreparedCall(model=info, credential=credential)
-
-
-def cost_of(usage: Usage, cost: dict) -> float:
-    """USD for one call; catalog prices are per million tokens."""
-    if not cost:
-        return 0.0
-    over = cost.get("context_over_200k")
-    if isinstance(over, dict) and usage.input + usage.cache_read > 200_000:
-        cost = {**cost, **over}
-    total = (usage.input * float(cost.get("input") or 0)
-             + (usage.output + usage.reasoning) * float(cost.get("output") or 0)
-             + usage.cache_read * float(cost.get("cache_read") or 0)
-             + usage.cache_write * float(cost.get("cache_write") or 0))
-    return total / 1_000_000
 
 
 async def stream_chat(*, context, provider_id: str, model_id: str, system: list[str], messages: list[dict],

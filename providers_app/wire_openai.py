@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import openai
 
 from providers_app.errors import APIError
+from providers_app.pricing import cost_of
 from providers_app.stream import (Finish, ReasoningDelta, StreamEvent, TextDelta, ToolCallDelta, ToolCallEnd,
                                   ToolCallStart, Usage)
 from providers_app.tls import http_client
@@ -180,8 +181,6 @@ async def stream(call, *, system, messages, tools, temperature, max_output, head
     if calls and reason == "stop":
         reason = "tool-calls"
     normalized = _usage(usage)
-    from providers_app.llm import cost_of
-
     yield Finish(reason, normalized, cost_of(normalized, call.model.cost))
 
 

@@ -4,7 +4,7 @@ import pytest
 from agentserver.errors import BadRequest
 from projects_app.models import UserConfig
 from providers_app import models_catalog
-from providers_app.llm import cost_of
+from providers_app.pricing import cost_of
 from providers_app.stream import Usage
 from tests.fakes.fixtures import configure_fake_provider
 from tests.fakes.llm import Reply
