@@ -115,7 +115,7 @@ def context_for_directory(user, directory: str, *, workspace_id: str | None = No
     bases = roots_of(user)
     if workspace_id:
         # A worktree the server created may live under DATA_DIR, outside the user's roots.
-        from projects_app.workspaces import server_workspace_directories
+        from projects_app.models import server_workspace_directories
 
         bases = bases + server_workspace_directories(user, workspace_id)
     real = paths.confine(directory, bases)

@@ -55,6 +55,16 @@ class Workspace(models.Model):
         return self.name or self.id
 
 
+def server_workspace_directories(user, workspace_id: str | None) -> list[str]:
+    """Server-created worktrees may live outside the user's roots (under DATA_DIR); the runtime context
+    admits them. Here rather than in the workspace use cases because the context, which they build on,
+    needs it."""
+    if not workspace_id:
+        return []
+    return list(Workspace.objects.filter(owner=user, id=workspace_id, created_by_server=True)
+                .values_list("directory", flat=True))
+
+
 class UserConfig(models.Model):
     """The user's global config layer (what ~/.config/opencode/opencode.json is to opencode)."""
 

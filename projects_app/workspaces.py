@@ -31,6 +31,7 @@ from agentserver.errors import BadRequest, NotFound
 from auth_app.tokens import roots_of
 from projects_app import workspace_git as git
 from projects_app.models import Project, Workspace, now_ms
+from projects_app.models import server_workspace_directories  # noqa: F401  (callers know it from here)
 
 REGISTER_TYPES = ("directory", "local")
 WORKTREE_TYPES = ("worktree",)
@@ -85,14 +86,6 @@ def workspace_get(*, user, workspace_id: str) -> Workspace:
     if workspace is None:
         raise NotFound(f"Workspace not found: {workspace_id}")
     return workspace
-
-
-def server_workspace_directories(user, workspace_id: str | None) -> list[str]:
-    """Server-created worktrees may live outside the user's roots (under DATA_DIR); the context admits them."""
-    if not workspace_id:
-        return []
-    return list(Workspace.objects.filter(owner=user, id=workspace_id, created_by_server=True)
-                .values_list("directory", flat=True))
 
 
 # ---- create --------------------------------------------------------------------------------------------
