@@ -9,6 +9,7 @@ from sessions_app.runtime import runner
 from sessions_app.runtime.turn import load_config, session_context
 from sessions_app.services import messages as message_service
 from sessions_app.services import prompting
+from sessions_app.services.model_choice import choose_model
 
 
 def command_list(*, context) -> list[dict]:
@@ -63,8 +64,8 @@ def command_input(*, session: Session, command: str, arguments: str, agent: str 
                                                and found.get("subtask") is not False)
     body: dict = {"messageID": message_id}
     if subtask:
-        chosen = prompting.choose_model(context=context, config=config, session=session, agent=agent_info,
-                                        requested=task_model)
+        chosen = choose_model(context=context, config=config, session=session, agent=agent_info,
+                              requested=task_model)
         body["parts"] = [{"type": "subtask", "agent": agent_name, "description": found.get("description") or "",
                           "command": command, "model": chosen,
                           "prompt": next((p["text"] for p in parts if p["type"] == "text"), "")}]

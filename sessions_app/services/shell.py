@@ -45,7 +45,7 @@ def _status(session: Session, holder: str, status: dict) -> None:
 
 def session_shell(*, session: Session, agent: str, command: str, model: dict | None) -> tuple[Message, list[Part]]:
     from sessions_app.runtime.agents import agent_get
-    from sessions_app.services.prompting import choose_model
+    from sessions_app.services.model_choice import choose_model
 
     context = session_context(session)
     config = load_config(context)
