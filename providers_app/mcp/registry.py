@@ -334,13 +334,12 @@ def resource_read(*, context, server: str, uri: str) -> dict:
     return {"contents": [c.model_dump(mode="json", by_alias=True, exclude_none=True) for c in result.contents]}
 
 
-def tools_for(context, config: dict | None = None) -> list:
-    """The agent's MCP tools in this context: `<server>_<tool>` for every tool of every connected server."""
-    from providers_app.mcp.tools import McpTool
-
+def connected_tools(context, config: dict | None = None) -> list[tuple[client.Target, object]]:
+    """Every tool of every connected server in this context, with the server it belongs to (the agent
+    wraps each as one of its tools: sessions_app.mcp_tools)."""
     try:
         listed = _each_connected(context, "list_tools", config)
     except Exception:  # noqa: BLE001 - MCP trouble never stops a turn
         log.exception("listing MCP tools")
         return []
-    return [McpTool(target, tool) for target, result in listed for tool in result.tools]
+    return [(target, tool) for target, result in listed for tool in result.tools]
