@@ -38,9 +38,9 @@ def parse(serializer_class: type[serializers.Serializer], data, *, kind: str = "
         raise BadRequest("Request body must be a JSON object", kind=kind)
     serializer = serializer_class(data=data, partial=partial)
     if not serializer.is_valid():
-        from agentserver.errors import _issues_from_detail
+        from agentserver.errors import issues_from_detail
 
-        issues = _issues_from_detail(serializer.errors)
+        issues = issues_from_detail(serializer.errors)
         message = "; ".join(f"{'.'.join(str(p) for p in i['path']) or kind.lower()}: {i['message']}" for i in issues)
         raise BadRequest(message or "Invalid input", kind=kind, issues=issues)
     return serializer.validated_data

@@ -69,18 +69,19 @@ def error_response(error: ApiError, response_class=JsonResponse):
     return response_class(error.body(), status=error.status)
 
 
-def _issues_from_detail(detail, path=()) -> list[dict]:
+def issues_from_detail(detail, path=()) -> list[dict]:
+    """A DRF error detail (nested dicts and lists) as the spec's issues: [{path, message}]."""
     if isinstance(detail, dict):
         out = []
         for key, value in detail.items():
-            out.extend(_issues_from_detail(value, path + (key,)))
+            out.extend(issues_from_detail(value, path + (key,)))
         return out
     if isinstance(detail, list):
         if all(not isinstance(item, (dict, list)) for item in detail):
             return [{"path": list(path), "message": str(item)} for item in detail]
         out = []
         for index, item in enumerate(detail):
-            out.extend(_issues_from_detail(item, path + (index,)))
+            out.extend(issues_from_detail(item, path + (index,)))
         return out
     return [{"path": list(path), "message": str(detail)}]
 
@@ -93,7 +94,7 @@ def exception_handler(exc, context):
     if isinstance(exc, drf_exceptions.ParseError):
         return Response(BadRequest(f"Malformed JSON: {exc.detail}", kind="Body").body(), status=400)
     if isinstance(exc, drf_exceptions.ValidationError):
-        issues = _issues_from_detail(exc.detail)
+        issues = issues_from_detail(exc.detail)
         message = "; ".join(
             f"{'.'.join(str(p) for p in issue['path']) or 'body'}: {issue['message']}" for issue in issues
         ) or "Invalid request"

@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from agentserver import events, ids
 from agentserver.errors import BadRequest, NotFound
 from auth_app import crypto
-from auth_app.models import AuthAccount, _now_ms
+from auth_app.models import AuthAccount, now_ms
 
 log = logging.getLogger(__name__)
 
@@ -161,7 +161,7 @@ def _publish(user, type_: str, account: AuthAccount) -> None:
 def _make_active(account: AuthAccount) -> None:
     # Deactivate the others first so the partial unique constraint never sees two active rows.
     AuthAccount.objects.filter(owner=account.owner, service_id=account.service_id, active=True).exclude(
-        id=account.id).update(active=False, time_updated=_now_ms())
+        id=account.id).update(active=False, time_updated=now_ms())
     account.active = True
 
 
@@ -191,7 +191,7 @@ def account_update(*, user, account_id: str, description: str | None = None,
         account.description = description
     if credential is not None:
         _store_credential(account, normalize_credential(credential))
-    account.time_updated = _now_ms()
+    account.time_updated = now_ms()
     account.save()
     _publish(user, "auth.updated", account)
     return account
@@ -201,7 +201,7 @@ def account_update(*, user, account_id: str, description: str | None = None,
 def account_activate(*, user, account_id: str) -> AuthAccount:
     account = account_get(user=user, account_id=account_id)
     _make_active(account)
-    account.time_updated = _now_ms()
+    account.time_updated = now_ms()
     account.save(update_fields=["active", "time_updated"])
     _publish(user, "auth.updated", account)
     return account

@@ -35,7 +35,7 @@ class ApiToken(models.Model):
         return f"{self.name} ({self.prefix}…)"
 
 
-def _now_ms() -> int:
+def now_ms() -> int:
     import time
 
     return int(time.time() * 1000)
@@ -54,8 +54,8 @@ class AuthAccount(models.Model):
     masked = models.CharField(max_length=64, blank=True, default="")
     fingerprint = models.CharField(max_length=80, blank=True, default="")
     active = models.BooleanField(default=False)
-    time_created = models.BigIntegerField(default=_now_ms)
-    time_updated = models.BigIntegerField(default=_now_ms)
+    time_created = models.BigIntegerField(default=now_ms)
+    time_updated = models.BigIntegerField(default=now_ms)
 
     class Meta:
         ordering = ["service_id", "id"]

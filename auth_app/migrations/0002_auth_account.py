@@ -25,8 +25,8 @@ class Migration(migrations.Migration):
                 ('masked', models.CharField(blank=True, default='', max_length=64)),
                 ('fingerprint', models.CharField(blank=True, default='', max_length=80)),
                 ('active', models.BooleanField(default=False)),
-                ('time_created', models.BigIntegerField(default=auth_app.models._now_ms)),
-                ('time_updated', models.BigIntegerField(default=auth_app.models._now_ms)),
+                ('time_created', models.BigIntegerField(default=auth_app.models.now_ms)),
+                ('time_updated', models.BigIntegerField(default=auth_app.models.now_ms)),
                 ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='auth_accounts', to=settings.AUTH_USER_MODEL)),
             ],
             options={
