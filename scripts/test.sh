@@ -14,5 +14,7 @@ if { ! ls .tools/node_modules/opencode-linux-*/bin/opencode || [ ! -e .tools/nod
     >/dev/null \
     || echo "warning: could not install opencode-ai; the client tests will be skipped"
 fi
+# The import contracts (.importlinter): a new cycle or an upward import fails the run before any test.
+.venv/bin/lint-imports --no-cache
 # Two processes (one per core), each with its own daphne server and test database; files stay together.
 exec .venv/bin/python -m pytest -n "${TEST_WORKERS:-2}" --dist loadfile "$@"

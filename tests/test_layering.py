@@ -1,0 +1,68 @@
+"""The import contracts (.importlinter, design.md § 9) hold, and they would catch a new cycle: lint-imports
+passes on the checkout and fails on a copy of it with a cycle planted in."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("agentserver", "auth_app", "projects_app", "providers_app", "pty_app", "sessions_app")
+
+
+def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
+    command = Path(sys.executable).with_name("lint-imports")
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    return subprocess.run([str(command), "--no-cache"], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def copy_of_the_checkout(target: Path) -> Path:
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, target / package,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "templates", "static"))
+    shutil.copy(ROOT / ".importlinter", target / ".importlinter")
+    return target
+
+
+def plant(copy: Path, module: str, line: str) -> None:
+    path = copy / (module.replace(".", "/") + ".py")
+    path.write_text(path.read_text() + "\n\n" + line + "\n")
+
+
+def test_the_checkout_keeps_every_import_contract():
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+PLANTED = {
+    # An import inside a function closes a cycle as surely as one at the top of the module.
+    "in-app cycle inside a function": (
+        "providers_app.stream", "def _planted():\n    from providers_app import llm  # noqa: F401",
+        "No cycles are allowed in providers_app"),
+    "plumbing importing an app": (
+        "agentserver.ids", "from sessions_app import models  # noqa: F401",
+        "agentserver.ids is not allowed to import sessions_app"),
+    "a service importing a view": (
+        "sessions_app.services.todos", "from sessions_app.api import original  # noqa: F401",
+        "sessions_app.services is not allowed to import sessions_app.api"),
+    "terminals reaching into sessions": (
+        "pty_app.services", "from sessions_app import selectors  # noqa: F401",
+        "pty_app is not allowed to import sessions_app"),
+}
+
+
+@pytest.mark.parametrize("planted", list(PLANTED), ids=list(PLANTED))
+def test_a_planted_cycle_breaks_the_contracts(tmp_path, planted):
+    module, line, complaint = PLANTED[planted]
+    copy = copy_of_the_checkout(tmp_path)
+    assert lint_imports(copy).returncode == 0  # the copy itself is clean
+
+    plant(copy, module, line)
+    result = lint_imports(copy)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "BROKEN" in result.stdout
+    assert complaint in result.stdout, result.stdout
