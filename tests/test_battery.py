@@ -1,8 +1,11 @@
 """The battery every route gets for free, generated from the URL conf: anonymous callers are refused,
-malformed JSON bodies are 400s, unknown ids are 404/400 (never 500), and every operation of the spec
-has a route."""
+another user's ids are 404s, malformed bodies are 400s that name the field and store nothing, unknown ids
+are 404/400 (never 500), and every operation of the spec has a route."""
 import pytest
+from django.apps import apps
 
+from tests.foundation import objects as persona_objects
+from tests.foundation.bodies import malformed_field
 from tests.foundation.routes import all_routes, spec_operations
 
 ROUTES = all_routes()
@@ -13,9 +16,9 @@ def is_public(route) -> bool:
     return route.operation_id in PUBLIC or route.operation_id.startswith("share.") or route.name.startswith("share.")
 
 
-def send(client, route, **kwargs):
+def send(client, route, url: str | None = None, **kwargs):
     """Send without waiting for a streamed body (SSE routes would never end)."""
-    with client.stream(route.method, route.url(), **kwargs) as response:
+    with client.stream(route.method, url or route.url(), **kwargs) as response:
         if "text/event-stream" in response.headers.get("content-type", ""):
             return response.status_code, response.headers, None
         response.read()
@@ -44,12 +47,29 @@ def test_every_route_refuses_a_wrong_token(anon, route):
     assert status == 401, route
 
 
+OUR_APPS = ("agentserver", "auth_app", "projects_app", "providers_app", "pty_app", "sessions_app")
+
+
+def row_counts(*, ignore: tuple[str, ...] = ()) -> dict[str, int]:
+    """Rows of every model of ours: a refused request must leave every count as it was."""
+    return {model._meta.label: model.objects.count()
+            for app in OUR_APPS for model in apps.get_app_config(app).get_models()
+            if model._meta.label not in ignore}
+
+
+# alice's runners may still publish (a title being generated) while the battery asks: the event log is
+# counted where nothing runs (the malformed JSON test), not beside them.
+BACKGROUND = ("agentserver.EventLog",)
+
+
 @pytest.mark.parametrize("route", WITH_BODY, ids=_ids(WITH_BODY))
 def test_every_body_route_answers_malformed_json_with_400(alice, route):
+    before = row_counts()
     status, _, response = send(alice.client, route, content=b'{"nope', params={"directory": str(alice.repo)},
                                headers={"Content-Type": "application/json"})
     assert status == 400, route
     assert response.json()["name"] == "BadRequestError"
+    assert row_counts() == before
 
 
 @pytest.mark.parametrize("route", WITH_IDS, ids=_ids(WITH_IDS))
@@ -88,3 +108,139 @@ def test_the_spec_tables_were_read():
     operations = spec_operations()
     assert len([o for o in operations if o[0] == "original"]) >= 40
     assert len([o for o in operations if o[0] == "v2"]) >= 60
+
+
+# ---- another user's objects ----------------------------------------------------------------------------
+# alice owns one object of every kind a path can name (tests/foundation/objects.py); bob asks for each.
+
+# Bodies that pass validation, for routes that check their input before looking the object up: bob's 404
+# must come from the lookup, not from a missing field.
+VALID_BODIES = {
+    "permission.reply": {"reply": "once"},
+    "permission.respond": {"response": "once"},
+    "question.reply": {"answers": [["red"]]},
+    "mcp.server.oauth.callback": {"code": "a-code"},
+    "mcp.auth.callback": {"code": "a-code"},
+    "provider.oauth.authorize": {"method": 0},
+    "provider.oauth.callback": {"method": 0, "code": "a-code"},
+}
+# Answers other than 404 that the spec gives everyone alike, with the reason.
+OTHER_ANSWERS = {
+    "provider.oauth.authorize": (400, "sign-in methods are one table for everyone: a provider of alice's config "
+                                      "has none, as for any caller"),
+    "provider.oauth.callback": (400, "as provider.oauth.authorize"),
+}
+# Routes whose path names something no persona owns, each with the reason. A new route whose parameter the
+# objects module cannot fill fails the battery until it is filled there or listed here.
+UNFILLABLE: dict[str, str] = {}
+
+
+def route_values(objects, route) -> dict[str, str]:
+    values = {param: objects.value(route, param) for param in route.params}
+    missing = [param for param, value in values.items() if value is None]
+    assert not missing or route.operation_id in UNFILLABLE, (
+        f"{route}: no object of alice's for {missing}; add one to tests/foundation/objects.py or list the "
+        f"route in UNFILLABLE with the reason")
+    return values
+
+
+def test_every_route_answers_404_to_another_user_naming_alices_objects(alice, bob, fake_llm):
+    objects = persona_objects.build(alice, fake_llm)
+    try:
+        wrong = []
+        for route in WITH_IDS:
+            if route.operation_id in UNFILLABLE:
+                continue
+            body = VALID_BODIES.get(route.operation_id, {})
+            status, response = ask(bob.client, route, route_values(objects, route), body, bob.repo)
+            expected = OTHER_ANSWERS.get(route.operation_id, (404,))[0]
+            name = response.json().get("name") if response is not None else None
+            if status != expected or (status == 404 and name != "NotFoundError"):
+                wrong.append(f"{route}: {status} {response.text[:200] if response is not None else '(stream)'}")
+        assert not wrong, "bob reached alice's objects:\n" + "\n".join(wrong)
+        persona_objects.assert_intact(alice, objects)
+    finally:
+        persona_objects.tear_down(alice, objects)
+
+
+LISTS = [r for r in ROUTES if r.method == "GET" and not r.params and not is_public(r)]
+
+
+def test_no_list_route_shows_another_user_alices_objects(alice, bob, fake_llm):
+    """Every GET route without ids, asked by bob in his directory and in alice's: never a 5xx, never one of
+    alice's ids in the body (alice's directory is refused or ignored). Event streams are left to the
+    events tests: their bodies never end."""
+    objects = persona_objects.build(alice, fake_llm)
+    try:
+        wrong = []
+        for route in LISTS:
+            for directory in (bob.repo, alice.repo):
+                status, headers, response = send(bob.client, route, params={"directory": str(directory)})
+                shown = [] if response is None else [name for name, value in objects.private_ids().items()
+                                                      if value in response.text]
+                if status >= 500 or shown:
+                    wrong.append(f"{route} in {directory}: {status}, shows alice's {shown}")
+        assert not wrong, "\n".join(wrong)
+    finally:
+        persona_objects.tear_down(alice, objects)
+
+
+# ---- malformed fields ----------------------------------------------------------------------------------
+# Each body route gets one field of the wrong type (read from the serializer its view parses with,
+# tests/foundation/bodies.py), on alice's own objects so the object exists and only the field is wrong.
+
+# Routes that take no body fields, or whose body is not a serializer's; each says why or gives its own
+# malformed body. A new body route that is in neither place fails the battery.
+NO_BODY_FIELDS = {
+    "auth.activate": "the account id is the whole input",
+    "workspace.sync": "no input",
+    "question.reject": "the request id is the whole input",
+    "session.wait": "the session id is the whole input",
+    "session.compact": "the session id is the whole input",
+    "mcp.server.oauth.start": "the server name is the whole input",
+    "instance.dispose": "no input",
+    "session.share": "the session id is the whole input",
+    "session.abort": "the session id is the whole input",
+    "session.unrevert": "the session id is the whole input",
+    "mcp.auth.start": "the server name is the whole input",
+}
+OWN_MALFORMED_BODIES = {
+    "config.update": ("model", {"model": 42}),  # a Config, validated by the config schema
+}
+
+
+def test_every_body_route_refuses_a_wrongly_typed_field_by_name_and_stores_nothing(alice, fake_llm):
+    objects = persona_objects.build(alice, fake_llm)
+    try:
+        wrong = []
+        for route in WITH_BODY:
+            if route.operation_id in NO_BODY_FIELDS:
+                continue
+            if route.operation_id in OWN_MALFORMED_BODIES:
+                field, body = OWN_MALFORMED_BODIES[route.operation_id]
+            else:
+                found = malformed_field(route)
+                assert found, (f"{route}: no serializer found for its body; list it in NO_BODY_FIELDS or "
+                               f"OWN_MALFORMED_BODIES")
+                field, value = found
+                body = {field: value}
+            before = row_counts(ignore=BACKGROUND)
+            status, response = ask(alice.client, route, route_values(objects, route), body, alice.repo)
+            data = response.json().get("data", {}) if response is not None else {}
+            named = [issue for issue in data.get("issues") or [] if issue.get("path", [None])[0] == field]
+            if status != 400 or not named or field not in data.get("message", ""):
+                wrong.append(f"{route} with {body}: {status} {data}")
+            elif row_counts(ignore=BACKGROUND) != before:
+                wrong.append(f"{route} with {body}: stored something")
+        assert not wrong, "\n".join(wrong)
+        persona_objects.assert_intact(alice, objects)
+    finally:
+        persona_objects.tear_down(alice, objects)
+
+
+def ask(client, route, values: dict, body: dict, directory):
+    """(status, response); the response is None for an event stream, which is never read."""
+    kwargs = {"json": body} if route.method in ("POST", "PUT", "PATCH") else {}
+    status, _, response = send(client, route, url=route.url(values), params={"directory": str(directory)},
+                               **kwargs)
+    return status, response

@@ -1,6 +1,6 @@
 """The routes of the URL conf, as (mount, method, path, operation id, view), for the battery and /doc tests."""
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.urls import URLPattern, URLResolver, get_resolver
@@ -25,6 +25,7 @@ class Route:
     operation_id: str
     name: str
     is_drf: bool
+    view_class: type | None = field(default=None, compare=False, repr=False)
 
     @property
     def params(self) -> list[str]:
@@ -71,7 +72,7 @@ def all_routes() -> list[Route]:
             operation_ids = {"GET": pattern.name}  # plain (SSE) views answer GET only
         for method, operation_id in operation_ids.items():
             routes.append(Route(mount, method.upper(), _path(route), operation_id, pattern.name,
-                                is_drf=hasattr(pattern.callback, "cls")))
+                                is_drf=hasattr(pattern.callback, "cls"), view_class=view_class))
     return routes
 
 
