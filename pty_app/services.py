@@ -1,6 +1,6 @@
-"""Writes: create, update, remove a terminal, and record its exit. The process lives in a worker's
-PtyManager; the row makes it visible to every worker. The row's deletion is the single arbiter of who
-announces the end: whoever deletes it publishes pty.deleted (pty_app.exits)."""
+"""Writes: create, update, remove a terminal (its exit is recorded by pty_app.exits). The process lives in
+a worker's PtyManager; the row makes it visible to every worker. The row's deletion is the single arbiter
+of who announces the end: whoever deletes it publishes pty.deleted."""
 import os
 import shutil
 
