@@ -23,6 +23,9 @@ def copy_of_the_checkout(target: Path) -> Path:
     for package in PACKAGES:
         shutil.copytree(ROOT / package, target / package,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "templates", "static"))
+    (target / "tests").mkdir()
+    for name in ("__init__.py", "import_contracts.py"):
+        shutil.copy(ROOT / "tests" / name, target / "tests" / name)
     shutil.copy(ROOT / ".importlinter", target / ".importlinter")
     return target
 
@@ -43,6 +46,9 @@ PLANTED = {
     "in-app cycle inside a function": (
         "providers_app.stream", "def _planted():\n    from providers_app import llm  # noqa: F401",
         "No cycles are allowed in providers_app"),
+    "a cycle across apps": (
+        "agentserver.context", "from projects_app import workspaces  # noqa: F401",
+        "These 2 modules import each other in a cycle"),
     "plumbing importing an app": (
         "agentserver.ids", "from sessions_app import models  # noqa: F401",
         "agentserver.ids is not allowed to import sessions_app"),

@@ -1,0 +1,92 @@
+"""An import-linter contract the built-in ones cannot express: no import cycle anywhere in the project,
+between any modules of any apps. (`acyclic_siblings` looks only among the children of one package, so
+agentserver.context ↔ projects_app.workspaces would pass it.) Registered in .importlinter."""
+from __future__ import annotations
+
+import grimp
+from importlinter.application import contract_utils, output
+from importlinter.application.contract_utils import AlertLevel
+from importlinter.domain import fields
+from importlinter.domain.contract import Contract, ContractCheck
+
+
+def import_cycles(graph: grimp.ImportGraph) -> list[list[str]]:
+    """The strongly connected components of more than one module, each sorted, largest first."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    for root in sorted(graph.modules):
+        if root in index:
+            continue
+        # Tarjan's algorithm without recursion: the graph is deep enough to exhaust Python's stack.
+        work = [(root, iter(sorted(graph.find_modules_directly_imported_by(root))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            module, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.find_modules_directly_imported_by(child)))))
+                elif child in on_stack:
+                    low[module] = min(low[module], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[module])
+            if low[module] == index[module]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == module:
+                        break
+                if len(component) > 1:
+                    components.append(sorted(component))
+    return sorted(components, key=lambda c: (-len(c), c))
+
+
+class AcyclicModulesContract(Contract):
+    """No module reaches itself through imports (those inside functions included)."""
+
+    type_name = "acyclic_modules"
+
+    ignore_imports = fields.SetField(subfield=fields.ImportExpressionField(), required=False)
+    unmatched_ignore_imports_alerting = fields.EnumField(AlertLevel, default=AlertLevel.ERROR)
+
+    def check(self, graph: grimp.ImportGraph, verbose: bool) -> ContractCheck:
+        removal = contract_utils.remove_ignored_imports_and_report(
+            graph=graph, ignore_imports=self.ignore_imports,  # type: ignore[arg-type]
+            unmatched_alerting=self.unmatched_ignore_imports_alerting,  # type: ignore[arg-type]
+        )
+        cycles = []
+        for component in import_cycles(graph):
+            members = set(component)
+            edges = []
+            for importer in component:
+                for imported in sorted(graph.find_modules_directly_imported_by(importer) & members):
+                    lines = sorted(d["line_number"] for d in graph.get_import_details(importer=importer,
+                                                                                      imported=imported))
+                    edges.append((importer, imported, lines))
+            cycles.append(edges)
+        return ContractCheck(kept=not cycles, warnings=list(removal.warnings),
+                             ignored_import_count=removal.ignored_import_count, metadata={"cycles": cycles})
+
+    def render_broken_contract(self, check: ContractCheck) -> None:
+        for edges in check.metadata["cycles"]:
+            modules = sorted({importer for importer, _, _ in edges})
+            output.print_error(f"These {len(modules)} modules import each other in a cycle:")
+            output.new_line()
+            for importer, imported, lines in edges:
+                output.print_error(f"- {importer} -> {imported} (l.{', l.'.join(map(str, lines))})",
+                                   bold=False)
+            output.new_line()
