@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from tests.conftest import make_repo
 from tests.fakes.fixtures import FAKE_MODEL, FAKE_PROVIDER, Reply, configure_fake_provider
 from tests.foundation.routes import Route
+from tests.runner.conftest import text_prompt, wait_until
 
 QUESTION = {"questions": [{"question": "Which colour?", "header": "Colour",
                            "options": [{"label": "red", "description": "warm"},
@@ -39,16 +40,12 @@ def _ok(response) -> dict:
 
 
 def _wait_for(persona, kind: str) -> dict:
-    from tests.runner.conftest import wait_until
-
     return wait_until(lambda: persona.get(f"/{kind}").json())[0]
 
 
 def build(persona, fake_llm) -> Objects:
     """A session with a message, a pending permission request, a pending question, a terminal, a workspace,
     an auth account, an MCP server, a provider of the persona's own config, and a project no one else has."""
-    from tests.runner.conftest import text_prompt
-
     directory = {"directory": str(persona.repo)}
     configure_fake_provider(persona, fake_llm)
     fake_llm.script(Reply(text="hello from the fake"))
@@ -80,7 +77,8 @@ def build(persona, fake_llm) -> Objects:
     project = _ok(persona.get("/project/current", params={"directory": str(own)}))
 
     return Objects(ids={
-        "sessionID": session["id"], "messageID": answer["info"]["id"], "permissionID": permission["id"],
+        "sessionID": session["id"], "messageID": answer["info"]["id"], "partID": answer["parts"][0]["id"],
+        "permissionID": permission["id"],
         "questionID": question["id"], "ptyID": pty["id"], "workspaceID": workspace["id"],
         "accountID": account["id"], "projectID": project["id"], "name": MCP_SERVER,
         "providerID": FAKE_PROVIDER, "modelID": FAKE_MODEL,
