@@ -75,9 +75,11 @@ def test_every_body_route_answers_malformed_json_with_400(alice, route):
 @pytest.mark.parametrize("route", WITH_IDS, ids=_ids(WITH_IDS))
 def test_every_route_answers_an_unknown_id_with_404_or_400(alice, route):
     kwargs = {"json": {}} if route.method in ("POST", "PUT", "PATCH") else {}
+    before = row_counts()
     status, _, response = send(alice.client, route, params={"directory": str(alice.repo)}, **kwargs)
     assert status in (400, 404), (route, status, response and response.text)
     assert response.json()["name"] in ("NotFoundError", "BadRequestError")
+    assert row_counts() == before
 
 
 def test_every_drf_route_declares_its_operation_ids():
