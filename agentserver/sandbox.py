@@ -17,6 +17,7 @@ The environment always comes from `agentserver.childenv` (an allowlist, never th
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import logging
 import os
@@ -30,6 +31,7 @@ from django.conf import settings
 
 from agentserver import sandbox_host
 from agentserver.childenv import safe_environment
+from agentserver.errors import ApiError
 from agentserver.paths import is_within
 
 log = logging.getLogger("agentserver.sandbox")
@@ -46,8 +48,11 @@ SYSTEM_TREES = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 GENERATED_ETC = ("passwd", "group", "hosts", "resolv.conf")
 
 
-class SandboxUnavailable(Exception):
-    """The sandbox cannot start a process here (for instance bubblewrap is missing)."""
+class SandboxUnavailable(ApiError):
+    """The sandbox cannot start a process here (for instance bubblewrap is missing): a 503 in the error shape
+    from any route; git helpers treat it as "no git here"."""
+    status = 503
+    name = "SandboxUnavailableError"
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,49 @@ class Launch:
     argv: list[str]
     env: dict[str, str]
     cwd: str
+
+
+# -- on whose behalf ----------------------------------------------------------------------------------------------
+# Modules whose small git helpers take only a directory (vcs.*, workspaces, file listing) learn the user from
+# their public function's `user=`/`context=` keyword instead of threading it through every helper.
+_acting: contextvars.ContextVar = contextvars.ContextVar("sandbox_acting_user", default=None)
+
+
+def acting_user():
+    """The user named by the nearest enclosing @on_behalf function (None outside one: launching then fails)."""
+    return _acting.get()
+
+
+def on_behalf(function):
+    """Decorator: programs started (via acting_user()) while `function` runs are run for its `user=` keyword,
+    or its `context=` keyword's user."""
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        user = kwargs.get("user")
+        if user is None and kwargs.get("context") is not None:
+            user = getattr(kwargs["context"], "user", None)
+        if user is None:
+            return function(*args, **kwargs)
+        token = _acting.set(user)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _acting.reset(token)
+    return wrapper
+
+
+def acting_as(user):
+    """Context manager form of on_behalf for a block."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def scope():
+        token = _acting.set(user)
+        try:
+            yield
+        finally:
+            _acting.reset(token)
+    return scope()
 
 
 # -- mode and availability --------------------------------------------------------------------------------------
@@ -97,6 +145,13 @@ def unavailable_reason() -> str | None:
         return (f"bubblewrap cannot create a sandbox here ({detail}); user namespaces may be disabled "
                 "(sysctl kernel.unprivileged_userns_clone / user.max_user_namespaces)")
     return None
+
+
+def require() -> None:
+    """Raise SandboxUnavailable now (before a feature records anything) when processes cannot be started."""
+    reason = unavailable_reason()
+    if reason:
+        raise SandboxUnavailable(f"Sandbox unavailable: {reason}")
 
 
 def _helpers() -> list[str]:
@@ -177,6 +232,28 @@ def _ancestors(path: str) -> list[str]:
     return parts[::-1]
 
 
+def _expose(path: str, mount, wrapped: list[str], created: set[str], depth: int = 0) -> None:
+    """Read-only at its real path; a symlink on the way (a virtualenv's `.venv` link) is recreated as a
+    symlink and its target exposed in turn, so the path works as written."""
+    path = os.path.abspath(path)
+    if not os.path.lexists(path) or depth > 8:
+        return
+    for prefix in [*_ancestors(path), path]:
+        if os.path.islink(prefix):
+            for parent in _ancestors(prefix):
+                if parent not in created:
+                    created.add(parent)
+                    wrapped.extend(["--perms", "0755", "--dir", parent])
+            if prefix not in created:
+                created.add(prefix)
+                wrapped.extend(["--symlink", os.readlink(prefix), prefix])
+            target = os.path.realpath(prefix)
+            rest = os.path.relpath(path, prefix)
+            _expose(target if rest == "." else os.path.join(target, rest), mount, wrapped, created, depth + 1)
+            return
+    mount("--ro-bind", path)
+
+
 def _hidden() -> list[str]:
     """What must stay invisible even when a root contains it (a staff root of `/` or of a parent directory)."""
     venv = os.path.realpath(sys.prefix)
@@ -206,16 +283,16 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
         environment = safe_environment(home=roots[0] if roots else cwd)
         environment.update(env or {})
         return Launch(argv=list(argv), env=environment, cwd=cwd)
-    reason = unavailable_reason()
-    if reason:
-        raise SandboxUnavailable(f"Sandbox unavailable: {reason}")
+    require()
     root = sandbox_host.is_root()
     identity = sandbox_host.identity_of(user)
     net = network()
     sandbox_host.prepare_identity(identity, net)
-    sandbox_host.grant_roots(identity, roots)
+    own = sandbox_host.server_dirs(user)
+    sandbox_host.grant_roots(identity, [*roots, *own])
+    writable = [*own, *map(os.path.realpath, writable)]
     real_cwd = os.path.realpath(cwd)
-    if not any(is_within(real_cwd, base) for base in [*roots, identity.home, *map(os.path.realpath, writable)]):
+    if not any(is_within(real_cwd, base) for base in [*roots, identity.home, *writable]):
         raise SandboxUnavailable(f"Working directory is outside the user's roots: {cwd}")
 
     prefix: list[str] = []
@@ -243,10 +320,9 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
             wrapped.extend(["--perms", "0700", "--tmpfs", secret])
     mount("--bind", identity.home)
     for extra in writable:
-        mount("--bind", os.path.realpath(extra))
-    for extra in expose:
-        if os.path.exists(extra):
-            mount("--ro-bind", os.path.realpath(extra))
+        mount("--bind", extra)
+    for extra in [*settings.SANDBOX_EXPOSE, *expose]:
+        _expose(extra, mount, wrapped, created)
     for name in GENERATED_ETC:
         wrapped.extend(["--ro-bind", os.path.join(identity.etc, name), f"/etc/{name}"])
     wrapped.extend(["--chdir", real_cwd, "--", *_limits(root)])

@@ -58,6 +58,18 @@ def identity_of(user) -> Identity:
     return Identity(uid=uid, gid=gid, name=name or f"user{user.pk}", state=user_state_dir(user.pk))
 
 
+def server_dirs(user) -> list[str]:
+    """The user's own corners of the data dir that their sandbox may write: server-created worktrees and the
+    snapshot store (created on demand so they can be mounted)."""
+    data = str(settings.DATA_DIR)
+    found = []
+    for name in ("worktrees", "snapshot"):
+        path = os.path.realpath(os.path.join(data, name, str(int(user.pk))))
+        os.makedirs(path, exist_ok=True)
+        found.append(path)
+    return found
+
+
 _prepared: set[tuple] = set()
 _prepared_lock = threading.Lock()
 

@@ -147,6 +147,7 @@ FERNET_KEYS = _env_list("AGENTSERVER_FERNET_KEYS", "")
 SANDBOX_MODE = os.environ.get("AGENTSERVER_SANDBOX", "on").strip().lower()  # on (bubblewrap) | off
 SANDBOX_BWRAP = os.environ.get("AGENTSERVER_SANDBOX_BWRAP", "bwrap")
 SANDBOX_NETWORK = os.environ.get("AGENTSERVER_SANDBOX_NETWORK", "outbound").strip().lower()  # outbound|none|host
+SANDBOX_EXPOSE = _env_list("AGENTSERVER_SANDBOX_EXPOSE", "")  # read-only in every sandbox (shared toolchains)
 SANDBOX_UID_BASE = int(os.environ.get("AGENTSERVER_SANDBOX_UID_BASE", "200000"))  # uid = base + user id (as root)
 SANDBOX_LIMITS = {  # per process; 0 = unlimited. processes counts every process of the user's uid (root only)
     "cpu_seconds": int(os.environ.get("AGENTSERVER_SANDBOX_CPU_SECONDS", "7200")),
