@@ -1,9 +1,16 @@
 """Test settings: the real settings, with a throwaway data directory and a file-backed SQLite test
 database so the daphne subprocess the tests talk to can share it."""
 import os
+import sys
 import tempfile
 
 os.environ.setdefault("AGENTSERVER_DATA_DIR", tempfile.mkdtemp(prefix="agentserver-test-"))
+# The interpreter (virtualenv + base install) and tests/fakes are read-only in users' sandboxes: tests start
+# `sys.executable tests/fakes/...` as users' programs (MCP servers, PTY commands). The daphne servers the tests
+# start inherit this environment.
+os.environ.setdefault("AGENTSERVER_SANDBOX_EXPOSE", ",".join([
+    sys.prefix, os.path.realpath(sys.base_prefix),
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes")]))
 
 from agentserver.settings import *  # noqa: E402,F401,F403
 from agentserver.settings import DATA_DIR, DATABASES  # noqa: E402
