@@ -155,7 +155,7 @@ def require() -> None:
 
 
 def _helpers() -> list[str]:
-    return ["setpriv", "prlimit"] if sandbox_host.is_root() else ["prlimit"]
+    return ["setpriv", "prlimit", "setsid"] if sandbox_host.is_root() else ["prlimit"]
 
 
 def describe() -> dict:
@@ -268,12 +268,13 @@ def _roots_of(user) -> list[str]:
 
 def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None,
             expose: Sequence[str] = (), writable: Sequence[str] = (), roots: Sequence[str] | None = None,
-            new_session: bool = True) -> Launch:
+            terminal: bool = False) -> Launch:
     """What to exec for `argv` run by `user` in `cwd`; `env` adds variables to the safe environment;
     `expose` names extra files or directories (a language server's install, the ripgrep binary) that the
     process may read and execute at their real paths; `writable` extra directories it may write (the user's
     own server-side state, e.g. their snapshot store). `roots` saves a database query when the caller has them
-    (required from async code). `new_session=False` keeps the caller's terminal as the controlling one (PTYs)."""
+    (required from async code). `terminal=True`: stdin is a terminal (a PTY) that must become the program's
+    controlling terminal inside the sandbox, for job control, Ctrl-C and exit statuses."""
     if roots is None:
         roots = _roots_of(user)
     roots = [os.path.realpath(root) for root in roots]
@@ -298,7 +299,13 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
     prefix: list[str] = []
     if net == "outbound":
         prefix = ["nsenter", f"--net={sandbox_host.outbound_namespace(int(user.pk))}", "--"]
-    wrapped = [*prefix, *_static_argv(shutil.which(settings.SANDBOX_BWRAP), new_session=new_session)]
+    # As root a terminal is re-acquired inside (setsid --ctty steals it from the outer session: that needs
+    # CAP_SYS_ADMIN, kept only until setpriv drops every capability); unprivileged bwrap cannot, so there the
+    # sandbox stays in the terminal's session instead.
+    steal_terminal = terminal and root
+    wrapped = [*prefix, *_static_argv(shutil.which(settings.SANDBOX_BWRAP), new_session=steal_terminal or not terminal)]
+    if steal_terminal:
+        wrapped += ["--cap-add", "CAP_SYS_ADMIN"]
     if net == "none":
         wrapped.append("--unshare-net")
     created: set[str] = {"/tmp", "/var", "/var/tmp", "/run"}
@@ -326,6 +333,8 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
     for name in GENERATED_ETC:
         wrapped.extend(["--ro-bind", os.path.join(identity.etc, name), f"/etc/{name}"])
     wrapped.extend(["--chdir", real_cwd, "--", *_limits(root)])
+    if steal_terminal:
+        wrapped += ["setsid", "--ctty", "--wait"]
     if root:
         wrapped += ["setpriv", f"--reuid={identity.uid}", f"--regid={identity.gid}", "--clear-groups",
                     "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]

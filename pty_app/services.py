@@ -67,8 +67,7 @@ def pty_create(*, context: RuntimeContext, command: str | None = None, args: lis
         raise TooManyRequests(f"Too many terminals: at most {limit} may run at once; remove one first",
                               limit=limit)
 
-    # The terminal stays the sandbox's controlling terminal (no new session): job control and Ctrl-C work.
-    launch = sandbox.prepare(user, [executable, *args], cwd=real_cwd, env=child_env, new_session=False)
+    launch = sandbox.prepare(user, [executable, *args], cwd=real_cwd, env=child_env, terminal=True)
     manager = get_manager()
     channel = manager.start_sync()
     pty_id = ids.ascending("pty")
