@@ -23,7 +23,8 @@ def probe_script(*, alice, bob, server_url: str, tag: str) -> str:
         f"cat {settings.DATA_DIR}/test.sqlite3 >/dev/null 2>&1 && echo LEAK-DATABASE",
         f"cat {alice_file} >/dev/null 2>&1 && echo LEAK-ALICE",
         f"cat {ROOT}/agentserver/settings.py >/dev/null 2>&1 && echo LEAK-CODE",
-        "ls /root/ >/dev/null 2>&1 && echo LEAK-ROOT-HOME",
+        # (the test toolchain's interpreter lives in /root/.pyenv and is exposed read-only; nothing else may be)
+        "ls -A /root 2>/dev/null | grep -vx .pyenv | grep -q . && echo LEAK-ROOT-HOME",
         "env | grep -qE '^(SECRET_KEY|DATABASE_URL|REDIS_URL|DJANGO_|AGENTSERVER_)' && echo LEAK-ENV",
         f"echo x > {alice.root}/bob-was-here-{tag} 2>/dev/null && echo WROTE-ALICE",
         f"echo x > {settings.DATA_DIR}/bob-was-here-{tag} 2>/dev/null && echo WROTE-DATA",

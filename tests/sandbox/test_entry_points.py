@@ -40,7 +40,10 @@ async def test_the_bash_tool_is_confined(alice, bob, probe):
                          session=session_create(context=context))
 
     ws = await sync_to_async(workspace)()
-    result = await run_tool(ws, "bash", {"command": probe("bash")})
+    # In a script: the tool's own check refuses paths outside the roots written on the command line, and the
+    # sandbox must hold even when the paths are hidden from that check.
+    (bob.root / "bash-probe.sh").write_text(probe("bash"))
+    result = await run_tool(ws, "bash", {"command": "bash ../bash-probe.sh"})
     assert_confined(result.output, alice=alice, bob=bob, tag="bash")
 
 
@@ -91,27 +94,44 @@ def test_git_of_vcs_and_file_status_runs_bobs_fsmonitor_hook_in_his_sandbox(alic
         assert response.status_code == 200, response.text
         assert marker.exists(), f"{route}: the hook did not run"
         assert_confined(marker.read_text(), alice=alice, bob=bob, tag=tag)
-    listed = bob.get("/api/vcs/status", params={"directory": str(bob.repo)}).json()
+    listed = bob.get("/api/vcs/status", params={"directory": str(bob.repo)}).json()["data"]
     assert any(entry["path"] == "README.md" for entry in listed)
 
 
-def test_project_detection_and_snapshots_run_git_in_bobs_sandbox(alice, bob, fake_llm, probe):
+def test_a_clean_filter_in_bobs_repository_runs_in_his_sandbox(alice, bob, probe):
     marker = bob.root / "filter.txt"
     hook = write_hook(bob, probe("filter"), marker)
-    _git(bob.repo, "config", "filter.probe.clean", str(hook))
     (bob.repo / ".gitattributes").write_text("*.txt filter=probe\n")
     (bob.repo / "notes.txt").write_text("bob's notes\n")
+    _git(bob.repo, "add", ".gitattributes", "notes.txt")
+    _git(bob.repo, "-c", "user.name=bob", "-c", "user.email=bob@localhost", "commit", "-qm", "notes")
+    _git(bob.repo, "config", "filter.probe.clean", str(hook))
+    (bob.repo / "notes.txt").write_text("bob's notes, changed\n")
+    response = bob.get("/api/vcs/diff", params={"directory": str(bob.repo)})
+    assert response.status_code == 200, response.text
+    assert marker.exists(), "the clean filter did not run"
+    assert_confined(marker.read_text(), alice=alice, bob=bob, tag="filter")
+
+
+def test_project_detection_and_snapshots_run_git_in_bobs_sandbox(alice, bob, fake_llm, probe):
     project = bob.get("/project/current", params={"directory": str(bob.repo)})
     assert project.status_code == 200, project.text
     assert project.json()["worktree"] == str(bob.repo)  # detected by git in his sandbox
 
+    # The snapshot repository is the server's, but its git reads bob's own global config (his sandbox HOME),
+    # which he controls from his shell: a clean filter there runs for the snapshot's `git add`.
     configure_fake_provider(bob, fake_llm)
-    fake_llm.script(Reply(text="done"))
     session = _session(bob)
+    marker = bob.root / "snapshot.txt"
+    hook = write_hook(bob, probe("snapshot"), marker)
+    setup = f"git config --global filter.probe.clean {hook} && echo '*.txt filter=probe' > .gitattributes"
+    assert bob.post(f"/session/{session['id']}/shell", json={"agent": "build", "command": setup}).status_code == 200
+    (bob.repo / "notes.txt").write_text("bob's notes\n")
+    fake_llm.script(Reply(text="done"))
     response = bob.post(f"/session/{session['id']}/message", json={"parts": [{"type": "text", "text": "hi"}]})
     assert response.status_code == 200, response.text
-    wait_until(lambda: marker.exists() and "PROBE-END" in marker.read_text())  # the snapshot's `git add`
-    assert_confined(marker.read_text(), alice=alice, bob=bob, tag="filter")
+    wait_until(lambda: marker.exists() and "PROBE-END" in marker.read_text())
+    assert_confined(marker.read_text(), alice=alice, bob=bob, tag="snapshot")
 
 
 def test_alices_features_keep_working_beside_bob(alice, bob, fake_llm):
@@ -123,7 +143,7 @@ def test_alices_features_keep_working_beside_bob(alice, bob, fake_llm):
     output = response.json()["parts"][0]["state"]["output"]
     assert "hers" in output and "?? hers.txt" in output
     assert (alice.repo / "hers.txt").read_text() == "hers\n"
-    status = alice.get("/api/vcs/status", params={"directory": str(alice.repo)}).json()
+    status = alice.get("/api/vcs/status", params={"directory": str(alice.repo)}).json()["data"]
     assert [entry["path"] for entry in status] == ["hers.txt"]
     content = alice.get("/file/content", params={"directory": str(alice.repo), "path": "hers.txt"})
     assert content.status_code == 200 and "hers" in content.text
