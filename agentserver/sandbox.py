@@ -36,8 +36,8 @@ from agentserver.paths import is_within
 
 log = logging.getLogger("agentserver.sandbox")
 
-# The parts of /etc programs need (libraries, DNS, TLS, locales, shells); passwd, group, hosts and
-# resolv.conf are generated per user instead.
+# The parts of /etc programs need (libraries, DNS, TLS, locales, shells), copied into each user's sandbox
+# /etc; passwd, group, hosts and resolv.conf are generated per user instead.
 ETC_FILES = ("alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "host.conf",
              "gai.conf", "ssl", "ca-certificates", "ca-certificates.conf", "pki", "localtime", "timezone",
              "locale.alias", "locale.conf", "default/locale", "mime.types", "protocols", "services", "shells",
@@ -45,7 +45,6 @@ ETC_FILES = ("alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswi
              "environment", "os-release", "debian_version", "gitconfig", "magic", "magic.mime", "vim", "nanorc",
              "npmrc", "pip.conf", "xdg")
 SYSTEM_TREES = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-GENERATED_ETC = ("passwd", "group", "hosts", "resolv.conf")
 
 
 class SandboxUnavailable(ApiError):
@@ -196,11 +195,6 @@ def _static_argv(bwrap: str, *, new_session: bool) -> tuple[str, ...]:
             argv += ["--symlink", os.readlink(tree), tree]
         elif os.path.isdir(tree):
             argv += ["--ro-bind", tree, tree]
-    argv += ["--perms", "0755", "--dir", "/etc"]
-    for name in ETC_FILES:
-        path = os.path.join("/etc", name)
-        if os.path.exists(path):
-            argv += ["--ro-bind", path, path]
     argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
              "--perms", "0755", "--dir", "/var", "--perms", "1777", "--dir", "/var/tmp",
              "--perms", "0755", "--dir", "/run"]
@@ -288,7 +282,7 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
     root = sandbox_host.is_root()
     identity = sandbox_host.identity_of(user)
     net = network()
-    sandbox_host.prepare_identity(identity, net)
+    sandbox_host.prepare_identity(identity, net, ETC_FILES)
     own = sandbox_host.server_dirs(user)
     sandbox_host.grant_roots(identity, [*roots, *own])
     writable = [*own, *map(os.path.realpath, writable)]
@@ -330,8 +324,7 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
         mount("--bind", extra)
     for extra in [*settings.SANDBOX_EXPOSE, *expose]:
         _expose(extra, mount, wrapped, created)
-    for name in GENERATED_ETC:
-        wrapped.extend(["--ro-bind", os.path.join(identity.etc, name), f"/etc/{name}"])
+    wrapped.extend(["--ro-bind", identity.etc, "/etc"])
     wrapped.extend(["--chdir", real_cwd, "--", *_limits(root)])
     if steal_terminal:
         wrapped += ["setsid", "--ctty", "--wait"]
