@@ -336,17 +336,7 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
     environment = safe_environment(home=identity.home, USER=identity.name, LOGNAME=identity.name, TMPDIR="/tmp")
     environment.update(env or {})
     environment.update(HOME=identity.home, USER=identity.name, LOGNAME=identity.name, TMPDIR="/tmp")
-    _trust_repositories(environment)
     return Launch(argv=wrapped, env=environment, cwd=real_cwd)
-
-
-def _trust_repositories(environment: dict[str, str]) -> None:
-    """git refuses a repository owned by another uid ("dubious ownership"); the user's roots are theirs by
-    ACL, not by owner, so the sandboxed git trusts them (command-scope config, appended to the caller's)."""
-    count = int(environment.get("GIT_CONFIG_COUNT", "0") or 0)
-    environment[f"GIT_CONFIG_KEY_{count}"] = "safe.directory"
-    environment[f"GIT_CONFIG_VALUE_{count}"] = "*"
-    environment["GIT_CONFIG_COUNT"] = str(count + 1)
 
 
 def run(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None, input: bytes | None = None,

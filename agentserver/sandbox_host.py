@@ -108,6 +108,10 @@ def prepare_identity(identity: Identity, network: str, etc_entries: tuple[str, .
             "resolv.conf": _resolv_conf(network),
             "hosts": "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n",
         }
+        # git refuses a repository owned by another uid ("dubious ownership"); the user's roots are theirs by
+        # ACL, not by owner, and only their roots are mounted: the sandbox's system config trusts them.
+        with open(os.path.join(fresh, "gitconfig"), "a") as handle:
+            handle.write("\n[safe]\n\tdirectory = *\n")
         for name, text in files.items():
             path = os.path.join(fresh, name)
             with open(path, "w") as handle:
