@@ -43,9 +43,9 @@ def run(fn, *args, **kwargs):
 
 
 def _git_env() -> dict:
-    # Added to the sandbox's safe environment: file names are literal paths, never globs; no prompts, no
-    # system config surprises.
-    return {"GIT_LITERAL_PATHSPECS": "1", "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1"}
+    # Added to the sandbox's safe environment: file names are literal paths, never globs; no prompts. The
+    # system config is the sandbox's own /etc/gitconfig (it trusts the user's roots, owned by other uids).
+    return {"GIT_LITERAL_PATHSPECS": "1", "GIT_TERMINAL_PROMPT": "0"}
 
 
 def _context_bases(context) -> list[str]:
