@@ -254,6 +254,17 @@ def _hidden() -> list[str]:
     return [os.path.realpath(str(settings.DATA_DIR)), os.path.realpath(str(settings.BASE_DIR)), venv, "/root"]
 
 
+def _mountable(roots: list[str], cwd: str, hidden: list[str]) -> list[str]:
+    """A root that is `/` or a system directory (a staff user's) is never mounted whole: it would bring the
+    host's /proc, /dev and everything else back. Such a user's sandbox gets the working directory instead."""
+    mountable = [root for root in roots if root not in sandbox_host.SYSTEM_DIRECTORIES]
+    broad = [root for root in roots if root in sandbox_host.SYSTEM_DIRECTORIES]
+    if (broad and any(is_within(cwd, base) for base in broad) and not any(is_within(cwd, r) for r in mountable)
+            and cwd not in sandbox_host.SYSTEM_DIRECTORIES and not any(is_within(cwd, h) for h in hidden)):
+        mountable.append(cwd)
+    return mountable
+
+
 def _roots_of(user) -> list[str]:
     from auth_app.tokens import roots_of
 
@@ -282,11 +293,13 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
     root = sandbox_host.is_root()
     identity = sandbox_host.identity_of(user)
     net = network()
+    real_cwd = os.path.realpath(cwd)
+    hidden = _hidden()
+    roots = _mountable(roots, real_cwd, hidden)
     sandbox_host.prepare_identity(identity, net, ETC_FILES)
     own = sandbox_host.server_dirs(user)
     sandbox_host.grant_roots(identity, [*roots, *own])
     writable = [*own, *map(os.path.realpath, writable)]
-    real_cwd = os.path.realpath(cwd)
     if not any(is_within(real_cwd, base) for base in [*roots, identity.home, *writable]):
         raise SandboxUnavailable(f"Working directory is outside the user's roots: {cwd}")
 
@@ -312,7 +325,6 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
         wrapped.extend([kind, path, path])
         created.add(path)
 
-    hidden = _hidden()
     for base in roots:
         if os.path.isdir(base):
             mount("--bind", base)
