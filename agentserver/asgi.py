@@ -7,6 +7,10 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (after Django setup)
 
+from agentserver import sandbox  # noqa: E402
+
+sandbox.check_at_startup()
+
 from auth_app.websocket import WebSocketAuthMiddleware, WebSocketOriginValidator  # noqa: E402
 from pty_app.routing import websocket_urlpatterns  # noqa: E402
 

@@ -70,27 +70,27 @@ class RuntimeContext:
         return project
 
 
-def _git(directory: str, *args: str) -> str | None:
+def _git(user, directory: str, *args: str) -> str | None:
+    from agentserver import sandbox
+
     try:
-        out = subprocess.run(
-            ["git", *args], cwd=directory, capture_output=True, text=True, timeout=10,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
-        )
-    except (OSError, subprocess.SubprocessError):
+        out = sandbox.run(user, ["git", *args], cwd=directory, timeout=10, env={"GIT_OPTIONAL_LOCKS": "0"})
+    except (OSError, subprocess.SubprocessError, sandbox.SandboxUnavailable):
         return None
-    return out.stdout.strip() if out.returncode == 0 else None
+    return out.stdout.decode(errors="replace").strip() if out.returncode == 0 else None
 
 
-def git_info(directory: str) -> tuple[str, str, str | None]:
-    """(worktree, project id, vcs) for a real directory; cached briefly since every request asks."""
+def git_info(directory: str, *, user) -> tuple[str, str, str | None]:
+    """(worktree, project id, vcs) for a real directory, found by git in `user`'s sandbox (the repository's
+    config names programs); cached briefly since every request asks."""
     now = time.monotonic()
     with _git_lock:
         hit = _git_cache.get(directory)
         if hit and now - hit[0] < _GIT_CACHE_SECONDS:
             return hit[1]
-    top = _git(directory, "rev-parse", "--show-toplevel")
+    top = _git(user, directory, "rev-parse", "--show-toplevel")
     if top:
-        roots = _git(top, "rev-list", "--max-parents=0", "HEAD")
+        roots = _git(user, top, "rev-list", "--max-parents=0", "HEAD")
         project_id = sorted(roots.split())[0] if roots else GLOBAL_PROJECT
         info = (os.path.realpath(top), project_id, "git")
     else:
@@ -121,7 +121,7 @@ def context_for_directory(user, directory: str, *, workspace_id: str | None = No
     real = paths.confine(directory, bases)
     if not os.path.isdir(real):
         raise BadRequest(f"Directory does not exist: {directory}", kind="Query")
-    worktree, project_id, vcs = git_info(real)
+    worktree, project_id, vcs = git_info(real, user=user)
     return RuntimeContext(user=user, directory=real, worktree=worktree, project_id=project_id, vcs=vcs,
                           workspace_id=workspace_id)
 

@@ -7,19 +7,51 @@ Callers describe what to run; this module decides how it is confined. `prepare` 
 environment for callers that own their spawning primitive (ptyprocess, the MCP stdio client); `run`, `popen`
 and `start` cover subprocess.run, subprocess.Popen and asyncio subprocesses.
 
+The default confinement is bubblewrap: the system read-only, the user's roots read-write at their real paths,
+a per-user HOME under the data dir, a private /tmp, minimal /proc and /dev, nothing else (no data dir, no other
+user's roots, no server code or virtualenv, no /root); a new PID namespace, no capabilities, resource limits;
+a network without the host's loopback; and, when the server runs as root, a uid of the user's own (setpriv).
+`AGENTSERVER_SANDBOX=off` runs processes unconfined as before.
+
 The environment always comes from `agentserver.childenv` (an allowlist, never the server's own)."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
+import logging
+import os
+import shutil
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from django.conf import settings
+
+from agentserver import sandbox_host
 from agentserver.childenv import safe_environment
+from agentserver.errors import ApiError
+from agentserver.paths import is_within
+
+log = logging.getLogger("agentserver.sandbox")
+
+# The parts of /etc programs need (libraries, DNS, TLS, locales, shells), copied into each user's sandbox
+# /etc; passwd, group, hosts and resolv.conf are generated per user instead.
+ETC_FILES = ("alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "host.conf",
+             "gai.conf", "ssl", "ca-certificates", "ca-certificates.conf", "pki", "localtime", "timezone",
+             "locale.alias", "locale.conf", "default/locale", "mime.types", "protocols", "services", "shells",
+             "profile", "profile.d", "bash.bashrc", "bash_completion", "bash_completion.d", "inputrc", "terminfo",
+             "environment", "os-release", "debian_version", "gitconfig", "magic", "magic.mime", "vim", "nanorc",
+             "npmrc", "pip.conf", "xdg")
+SYSTEM_TREES = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
-class SandboxUnavailable(Exception):
-    """The sandbox cannot start a process here (for instance bubblewrap is missing)."""
+class SandboxUnavailable(ApiError):
+    """The sandbox cannot start a process here (for instance bubblewrap is missing): a 503 in the error shape
+    from any route; git helpers treat it as "no git here"."""
+    status = 503
+    name = "SandboxUnavailableError"
 
 
 @dataclass(frozen=True)
@@ -29,41 +61,321 @@ class Launch:
     cwd: str
 
 
-def _home_of(user, cwd: str) -> str:
+# -- on whose behalf ----------------------------------------------------------------------------------------------
+# Modules whose small git helpers take only a directory (vcs.*, workspaces, file listing) learn the user from
+# their public function's `user=`/`context=` keyword instead of threading it through every helper.
+_acting: contextvars.ContextVar = contextvars.ContextVar("sandbox_acting_user", default=None)
+
+
+def acting_user():
+    """The user named by the nearest enclosing @on_behalf function (None outside one: launching then fails)."""
+    return _acting.get()
+
+
+def on_behalf(function):
+    """Decorator: programs started (via acting_user()) while `function` runs are run for its `user=` keyword,
+    or its `context=` keyword's user."""
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        user = kwargs.get("user")
+        if user is None and kwargs.get("context") is not None:
+            user = getattr(kwargs["context"], "user", None)
+        if user is None:
+            return function(*args, **kwargs)
+        token = _acting.set(user)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _acting.reset(token)
+    return wrapper
+
+
+def acting_as(user):
+    """Context manager form of on_behalf for a block."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def scope():
+        token = _acting.set(user)
+        try:
+            yield
+        finally:
+            _acting.reset(token)
+    return scope()
+
+
+# -- mode and availability --------------------------------------------------------------------------------------
+def mode() -> str:
+    """'off' only when asked for explicitly; anything else means the bubblewrap sandbox."""
+    return "off" if settings.SANDBOX_MODE in ("off", "0", "false", "no", "none") else "bwrap"
+
+
+def network() -> str:
+    """The network the sandbox actually gets: `outbound` needs root (a namespace per user with slirp4netns);
+    without it the safe fallback is `none`."""
+    wanted = settings.SANDBOX_NETWORK
+    if wanted not in ("outbound", "none", "host"):
+        wanted = "outbound"
+    if wanted == "outbound" and not (sandbox_host.is_root() and shutil.which("slirp4netns")
+                                     and shutil.which("nsenter") and shutil.which("unshare")):
+        return "none"
+    return wanted
+
+
+@functools.lru_cache(maxsize=1)
+def unavailable_reason() -> str | None:
+    """None when the sandbox works here; else why not (checked once per process by running one)."""
+    if mode() == "off":
+        return None
+    bwrap = shutil.which(settings.SANDBOX_BWRAP)
+    if not bwrap:
+        return (f"bubblewrap ({settings.SANDBOX_BWRAP}) is not installed: install the `bubblewrap` package, "
+                "or set AGENTSERVER_SANDBOX=off to run users' processes unconfined (unsafe)")
+    missing = [tool for tool in _helpers() if not shutil.which(tool)]
+    if missing:
+        return f"{', '.join(missing)} not found (package util-linux)"
+    probe = [*_static_argv(bwrap, new_session=True), "--", "/bin/true"]
+    try:
+        result = subprocess.run(probe, capture_output=True, timeout=20, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"bubblewrap could not run: {error}"
+    if result.returncode:
+        detail = result.stderr.decode(errors="replace").strip()
+        return (f"bubblewrap cannot create a sandbox here ({detail}); user namespaces may be disabled "
+                "(sysctl kernel.unprivileged_userns_clone / user.max_user_namespaces)")
+    return None
+
+
+def require() -> None:
+    """Raise SandboxUnavailable now (before a feature records anything) when processes cannot be started."""
+    reason = unavailable_reason()
+    if reason:
+        raise SandboxUnavailable(f"Sandbox unavailable: {reason}")
+
+
+def _helpers() -> list[str]:
+    return ["setpriv", "prlimit", "setsid"] if sandbox_host.is_root() else ["prlimit"]
+
+
+def describe() -> dict:
+    """What GET /global/health reports."""
+    if mode() == "off":
+        return {"mode": "off"}
+    reason = unavailable_reason()
+    if reason:
+        return {"mode": "unavailable", "reason": reason}
+    return {"mode": "bwrap", "network": network(), "identity": "uid" if sandbox_host.is_root() else "shared"}
+
+
+def check_at_startup() -> None:
+    if mode() == "off":
+        log.warning("SANDBOX OFF (AGENTSERVER_SANDBOX=off): every user's shells, tools, MCP servers and git run "
+                    "unconfined as this server's own user and can read every other user's files and the data dir")
+        return
+    reason = unavailable_reason()
+    if reason:
+        log.error("sandbox unavailable, process features (PTY, shell, bash tool, git, MCP) are refused: %s",
+                  reason)
+    else:
+        log.info("sandbox: bubblewrap, network %s", network())
+
+
+# -- the command line --------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=4)
+def _static_argv(bwrap: str, *, new_session: bool) -> tuple[str, ...]:
+    """The part of the bwrap command line that is the same for every process (computed once)."""
+    argv = [bwrap, "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent"]
+    if not sandbox_host.is_root():
+        argv.append("--unshare-user")
+    if new_session:
+        argv.append("--new-session")
+    argv += ["--perms", "0755", "--dir", "/usr", "--ro-bind", "/usr", "/usr"]
+    for tree in SYSTEM_TREES:
+        if os.path.islink(tree):
+            argv += ["--symlink", os.readlink(tree), tree]
+        elif os.path.isdir(tree):
+            argv += ["--ro-bind", tree, tree]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
+             "--perms", "0755", "--dir", "/var", "--perms", "1777", "--dir", "/var/tmp",
+             "--perms", "0755", "--dir", "/run"]
+    return tuple(argv)
+
+
+def _limits(root: bool) -> list[str]:
+    limits = settings.SANDBOX_LIMITS
+    argv = ["prlimit"]
+    if limits["cpu_seconds"]:
+        argv.append(f"--cpu={limits['cpu_seconds']}")
+    if limits["memory_mb"]:
+        argv.append(f"--as={limits['memory_mb'] * 1024 * 1024}")
+    if limits["file_mb"]:
+        argv.append(f"--fsize={limits['file_mb'] * 1024 * 1024}")
+    if limits["open_files"]:
+        argv.append(f"--nofile={limits['open_files']}")
+    if root and limits["processes"]:
+        # RLIMIT_NPROC counts every process of the real uid: only meaningful when the user has a uid of their own.
+        argv.append(f"--nproc={limits['processes']}")
+    return [*argv, "--"] if len(argv) > 1 else []
+
+
+def _ancestors(path: str) -> list[str]:
+    parts, current = [], os.path.dirname(path)
+    while current and current != os.sep:
+        parts.append(current)
+        current = os.path.dirname(current)
+    return parts[::-1]
+
+
+def _expose(path: str, mount, wrapped: list[str], created: set[str], depth: int = 0) -> None:
+    """Read-only at its real path; a symlink on the way (a virtualenv's `.venv` link) is recreated as a
+    symlink and its target exposed in turn, so the path works as written."""
+    path = os.path.abspath(path)
+    if not os.path.lexists(path) or depth > 8:
+        return
+    for prefix in [*_ancestors(path), path]:
+        if os.path.islink(prefix):
+            for parent in _ancestors(prefix):
+                if parent not in created:
+                    created.add(parent)
+                    wrapped.extend(["--perms", "0755", "--dir", parent])
+            if prefix not in created:
+                created.add(prefix)
+                wrapped.extend(["--symlink", os.readlink(prefix), prefix])
+            target = os.path.realpath(prefix)
+            rest = os.path.relpath(path, prefix)
+            _expose(target if rest == "." else os.path.join(target, rest), mount, wrapped, created, depth + 1)
+            return
+    mount("--ro-bind", path)
+
+
+def _hidden() -> list[str]:
+    """What must stay invisible even when a root contains it (a staff root of `/` or of a parent directory)."""
+    venv = os.path.realpath(sys.prefix)
+    return [os.path.realpath(str(settings.DATA_DIR)), os.path.realpath(str(settings.BASE_DIR)), venv, "/root"]
+
+
+def _mountable(roots: list[str], cwd: str, hidden: list[str]) -> list[str]:
+    """A root that is `/` or a system directory (a staff user's) is never mounted whole: it would bring the
+    host's /proc, /dev and everything else back. Such a user's sandbox gets the working directory instead."""
+    mountable = [root for root in roots if root not in sandbox_host.SYSTEM_DIRECTORIES]
+    broad = [root for root in roots if root in sandbox_host.SYSTEM_DIRECTORIES]
+    if (broad and any(is_within(cwd, base) for base in broad) and not any(is_within(cwd, r) for r in mountable)
+            and cwd not in sandbox_host.SYSTEM_DIRECTORIES and not any(is_within(cwd, h) for h in hidden)):
+        mountable.append(cwd)
+    return mountable
+
+
+def _roots_of(user) -> list[str]:
     from auth_app.tokens import roots_of
 
-    roots = roots_of(user) if user is not None else []
-    return roots[0] if roots else cwd
+    return roots_of(user) if user is not None else []
 
 
 def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None,
-            expose: Sequence[str] = ()) -> Launch:
+            expose: Sequence[str] = (), writable: Sequence[str] = (), roots: Sequence[str] | None = None,
+            terminal: bool = False) -> Launch:
     """What to exec for `argv` run by `user` in `cwd`; `env` adds variables to the safe environment;
     `expose` names extra files or directories (a language server's install, the ripgrep binary) that the
-    process may read and execute at their real paths."""
-    environment = safe_environment(home=_home_of(user, cwd))
-    if env:
-        environment.update(env)
-    return Launch(argv=list(argv), env=environment, cwd=cwd)
+    process may read and execute at their real paths; `writable` extra directories it may write (the user's
+    own server-side state, e.g. their snapshot store). `roots` saves a database query when the caller has them
+    (required from async code). `terminal=True`: stdin is a terminal (a PTY) that must become the program's
+    controlling terminal inside the sandbox, for job control, Ctrl-C and exit statuses."""
+    if roots is None:
+        roots = _roots_of(user)
+    roots = [os.path.realpath(root) for root in roots]
+    if mode() == "off" or user is None:
+        if user is None and mode() != "off":
+            raise SandboxUnavailable("a sandboxed process needs the user it runs for")
+        environment = safe_environment(home=roots[0] if roots else cwd)
+        environment.update(env or {})
+        return Launch(argv=list(argv), env=environment, cwd=cwd)
+    require()
+    root = sandbox_host.is_root()
+    identity = sandbox_host.identity_of(user)
+    net = network()
+    real_cwd = os.path.realpath(cwd)
+    hidden = _hidden()
+    roots = _mountable(roots, real_cwd, hidden)
+    sandbox_host.prepare_identity(identity, net, ETC_FILES)
+    own = sandbox_host.server_dirs(user)
+    sandbox_host.grant_roots(identity, [*roots, *own])
+    writable = [*own, *map(os.path.realpath, writable)]
+    if not any(is_within(real_cwd, base) for base in [*roots, identity.home, *writable]):
+        raise SandboxUnavailable(f"Working directory is outside the user's roots: {cwd}")
+
+    prefix: list[str] = []
+    if net == "outbound":
+        prefix = ["nsenter", f"--net={sandbox_host.outbound_namespace(int(user.pk))}", "--"]
+    # As root a terminal is re-acquired inside (setsid --ctty steals it from the outer session: that needs
+    # CAP_SYS_ADMIN, kept only until setpriv drops every capability); unprivileged bwrap cannot, so there the
+    # sandbox stays in the terminal's session instead.
+    steal_terminal = terminal and root
+    wrapped = [*prefix, *_static_argv(shutil.which(settings.SANDBOX_BWRAP), new_session=steal_terminal or not terminal)]
+    if steal_terminal:
+        wrapped += ["--cap-add", "CAP_SYS_ADMIN"]
+    if net == "none":
+        wrapped.append("--unshare-net")
+    created: set[str] = {"/tmp", "/var", "/var/tmp", "/run"}
+
+    def mount(kind: str, path: str) -> None:
+        for parent in _ancestors(path):
+            if parent not in created and not parent.startswith(("/usr/", "/etc/", "/proc/", "/dev/")):
+                created.add(parent)
+                wrapped.extend(["--perms", "0755", "--dir", parent])
+        wrapped.extend([kind, path, path])
+        created.add(path)
+
+    for base in roots:
+        if os.path.isdir(base):
+            mount("--bind", base)
+    for secret in hidden:
+        if any(is_within(secret, base) and secret != base for base in roots) or secret in roots:
+            wrapped.extend(["--perms", "0700", "--tmpfs", secret])
+    mount("--bind", identity.home)
+    for extra in writable:
+        mount("--bind", extra)
+    for extra in [*settings.SANDBOX_EXPOSE, *expose]:
+        _expose(extra, mount, wrapped, created)
+    wrapped.extend(["--ro-bind", identity.etc, "/etc"])
+    wrapped.extend(["--chdir", real_cwd, "--", *_limits(root)])
+    if steal_terminal:
+        wrapped += ["setsid", "--ctty", "--wait"]
+    if root:
+        wrapped += ["setpriv", f"--reuid={identity.uid}", f"--regid={identity.gid}", "--clear-groups",
+                    "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]
+    wrapped += list(argv)
+
+    environment = safe_environment(home=identity.home, USER=identity.name, LOGNAME=identity.name, TMPDIR="/tmp")
+    environment.update(env or {})
+    environment.update(HOME=identity.home, USER=identity.name, LOGNAME=identity.name, TMPDIR="/tmp")
+    return Launch(argv=wrapped, env=environment, cwd=real_cwd)
 
 
 def run(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None, input: bytes | None = None,
-        timeout: float | None = None, expose: Sequence[str] = ()) -> subprocess.CompletedProcess:
-    """subprocess.run with bytes output captured; stdin is empty unless `input` is given."""
-    launch = prepare(user, argv, cwd=cwd, env=env, expose=expose)
+        timeout: float | None = None, expose: Sequence[str] = (), **options) -> subprocess.CompletedProcess:
+    """subprocess.run with bytes output captured; stdin is empty unless `input` is given. A timeout kills the
+    whole sandbox (its PID namespace dies with bubblewrap)."""
+    launch = prepare(user, argv, cwd=cwd, env=env, expose=expose, **options)
     return subprocess.run(launch.argv, cwd=launch.cwd, env=launch.env, input=input, capture_output=True,
                           timeout=timeout, stdin=None if input is not None else subprocess.DEVNULL)
 
 
 def popen(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None,
-          expose: Sequence[str] = (), **kwargs) -> subprocess.Popen:
-    launch = prepare(user, argv, cwd=cwd, env=env, expose=expose)
+          expose: Sequence[str] = (), writable: Sequence[str] = (), roots: Sequence[str] | None = None,
+          **kwargs) -> subprocess.Popen:
+    launch = prepare(user, argv, cwd=cwd, env=env, expose=expose, writable=writable, roots=roots)
     kwargs.setdefault("start_new_session", True)
     return subprocess.Popen(launch.argv, cwd=launch.cwd, env=launch.env, **kwargs)
 
 
 async def start(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None,
-                expose: Sequence[str] = (), **kwargs) -> asyncio.subprocess.Process:
-    launch = prepare(user, argv, cwd=cwd, env=env, expose=expose)
+                expose: Sequence[str] = (), writable: Sequence[str] = (), roots: Sequence[str] | None = None,
+                **kwargs) -> asyncio.subprocess.Process:
+    from asgiref.sync import sync_to_async
+
+    if roots is None:
+        roots = await sync_to_async(_roots_of, thread_sensitive=False)(user)
+    launch = await asyncio.to_thread(prepare, user, argv, cwd=cwd, env=env, expose=expose, writable=writable,
+                                     roots=roots)
     kwargs.setdefault("start_new_session", True)
     return await asyncio.create_subprocess_exec(*launch.argv, cwd=launch.cwd, env=launch.env, **kwargs)

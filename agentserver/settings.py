@@ -143,6 +143,19 @@ PUBLIC_URL = os.environ.get("AGENTSERVER_PUBLIC_URL", "").rstrip("/")
 
 # Credential encryption keys (Fernet), newest first; unset → derived from SECRET_KEY (see auth_app/crypto.py).
 FERNET_KEYS = _env_list("AGENTSERVER_FERNET_KEYS", "")
+# The sandbox of every process run for a user (agentserver/sandbox.py; README "Security model").
+SANDBOX_MODE = os.environ.get("AGENTSERVER_SANDBOX", "on").strip().lower()  # on (bubblewrap) | off
+SANDBOX_BWRAP = os.environ.get("AGENTSERVER_SANDBOX_BWRAP", "bwrap")
+SANDBOX_NETWORK = os.environ.get("AGENTSERVER_SANDBOX_NETWORK", "outbound").strip().lower()  # outbound|none|host
+SANDBOX_EXPOSE = _env_list("AGENTSERVER_SANDBOX_EXPOSE", "")  # read-only in every sandbox (shared toolchains)
+SANDBOX_UID_BASE = int(os.environ.get("AGENTSERVER_SANDBOX_UID_BASE", "200000"))  # uid = base + user id (as root)
+SANDBOX_LIMITS = {  # per process; 0 = unlimited. processes counts every process of the user's uid (root only)
+    "cpu_seconds": int(os.environ.get("AGENTSERVER_SANDBOX_CPU_SECONDS", "7200")),
+    "memory_mb": int(os.environ.get("AGENTSERVER_SANDBOX_MEMORY_MB", "8192")),
+    "file_mb": int(os.environ.get("AGENTSERVER_SANDBOX_FILE_MB", "8192")),
+    "open_files": int(os.environ.get("AGENTSERVER_SANDBOX_OPEN_FILES", "4096")),
+    "processes": int(os.environ.get("AGENTSERVER_SANDBOX_PROCESSES", "512")),
+}
 SSE_HEARTBEAT_SECONDS = float(os.environ.get("AGENTSERVER_SSE_HEARTBEAT_SECONDS", "10"))
 EVENT_LOG_RETENTION = int(os.environ.get("AGENTSERVER_EVENT_LOG_RETENTION", "100000"))
 SSE_QUEUE_SIZE = int(os.environ.get("AGENTSERVER_SSE_QUEUE_SIZE", "10000"))  # per stream; overflow → resync

@@ -18,7 +18,9 @@ class HealthView(APIView):
     permission_classes = [AllowAny]
 
     def get(self, request):
-        return Response({"healthy": True, "version": settings.VERSION})
+        from agentserver import sandbox
+
+        return Response({"healthy": True, "version": settings.VERSION, "sandbox": sandbox.describe()})
 
 
 class OpenApiView(SpectacularJSONAPIView):

@@ -7,7 +7,7 @@ import subprocess
 
 from django.conf import settings
 
-from agentserver import events, paths
+from agentserver import events, paths, sandbox
 from agentserver.context import default_directory
 from agentserver.errors import BadRequest, Forbidden, PayloadTooLarge
 
@@ -30,13 +30,11 @@ def path_info(*, context) -> dict:
 
 def _git(cwd: str, *args: str) -> str | None:
     try:
-        out = subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"},
-        )
-    except (OSError, subprocess.SubprocessError):
+        out = sandbox.run(sandbox.acting_user(), ["git", *args], cwd=cwd, timeout=10,
+                          env={"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"})
+    except (OSError, subprocess.SubprocessError, sandbox.SandboxUnavailable):
         return None
-    return out.stdout.strip() if out.returncode == 0 else None
+    return out.stdout.decode(errors="replace").strip() if out.returncode == 0 else None
 
 
 def _default_branch(cwd: str) -> str | None:
@@ -50,6 +48,7 @@ def _default_branch(cwd: str) -> str | None:
     return None
 
 
+@sandbox.on_behalf
 def vcs_info(*, context) -> dict:
     if not context.vcs:
         return {"branch": None, "default_branch": None}
@@ -69,12 +68,9 @@ _DIFF_FLAGS = ("--no-color", "--no-ext-diff", "--no-renames", "--src-prefix=a/",
 
 def _git_raw(cwd: str, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess | None:
     try:
-        return subprocess.run(
-            ["git", "-c", "core.quotePath=false", *args], cwd=cwd, capture_output=True, input=input, timeout=60,
-            stdin=None if input is not None else subprocess.DEVNULL,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"},
-        )
-    except (OSError, subprocess.SubprocessError):
+        return sandbox.run(sandbox.acting_user(), ["git", "-c", "core.quotePath=false", *args], cwd=cwd,
+                           input=input, timeout=60, env={"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"})
+    except (OSError, subprocess.SubprocessError, sandbox.SandboxUnavailable):
         return None
 
 
@@ -100,6 +96,7 @@ def _line_count(path: str) -> int:
     return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
 
 
+@sandbox.on_behalf
 def vcs_status(*, context) -> list[dict]:
     """Changed files of the worktree against HEAD: `{path, status, additions, deletions}`, paths relative
     to the worktree; status added | modified | deleted | untracked."""
@@ -179,6 +176,7 @@ def _file_diff(chunk: str) -> dict:
             "additions": additions, "deletions": deletions, "status": status}
 
 
+@sandbox.on_behalf
 def vcs_diff_patch(*, context, mode: str = "worktree") -> str:
     """The unified diff of the worktree (tracked changes and untracked files) against the mode's base."""
     if not context.vcs:
@@ -193,6 +191,7 @@ def vcs_diff_patch(*, context, mode: str = "worktree") -> str:
     return text
 
 
+@sandbox.on_behalf
 def vcs_diff(*, context, mode: str = "worktree") -> list[dict]:
     """FileDiff list `{file, patch, additions, deletions, status}` (1.18's VcsFileDiff)."""
     return [_file_diff(chunk) for chunk in _split_patch(vcs_diff_patch(context=context, mode=mode))]
@@ -224,6 +223,7 @@ def _patch_paths(patch: str) -> list[str]:
     return found
 
 
+@sandbox.on_behalf
 def vcs_patch(*, context, patch: str) -> dict:
     """Apply a unified diff in the context directory with `git apply`, after `--check`. Every path it
     names must stay inside the context boundary; git's own message comes back on a bad patch."""
@@ -271,6 +271,7 @@ def _hunks(diff: str) -> list[dict]:
     return hunks
 
 
+@sandbox.on_behalf
 def file_change(*, context, real: str) -> dict:
     """`{diff, patch}` of one tracked file against HEAD for FileContent; `{}` when unchanged or untracked."""
     if not context.vcs:

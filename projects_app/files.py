@@ -15,7 +15,7 @@ import time
 
 from rapidfuzz import fuzz
 
-from agentserver import paths, ripgrep
+from agentserver import paths, ripgrep, sandbox
 from agentserver.errors import BadRequest, NotFound, PayloadTooLarge
 
 MAX_READ_BYTES = 5 * 1024 * 1024
@@ -87,17 +87,16 @@ def _git_ignored(cwd: str, names: list[str]) -> set[str]:
     if not names:
         return set()
     try:
-        out = subprocess.run(
-            ["git", "check-ignore", "-z", "--stdin"], cwd=cwd, input="\0".join(names).encode() + b"\0",
-            capture_output=True, timeout=10, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
-        )
-    except (OSError, subprocess.SubprocessError):
+        out = sandbox.run(sandbox.acting_user(), ["git", "check-ignore", "-z", "--stdin"], cwd=cwd,
+                          input="\0".join(names).encode() + b"\0", timeout=10, env={"GIT_OPTIONAL_LOCKS": "0"})
+    except (OSError, subprocess.SubprocessError, sandbox.SandboxUnavailable):
         return set()
     if out.returncode not in (0, 1):
         return set()
     return {name for name in out.stdout.decode(errors="replace").split("\0") if name}
 
 
+@sandbox.on_behalf
 def directory_list(*, context, path: str) -> list[dict]:
     """FileNode list of one directory: directories first, then files, each by name (case-insensitive)."""
     real = confine(context, path or ".")
@@ -128,10 +127,9 @@ def directory_list(*, context, path: str) -> list[dict]:
 # ---- fs.search ----------------------------------------------------------------------------------------
 
 def _rg(args: list[str], cwd: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [rg_binary(), *args], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, start_new_session=True,
-    )
+    binary = rg_binary()
+    return sandbox.popen(sandbox.acting_user(), [binary, *args], cwd=cwd, expose=[binary],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def _watchdog(process: subprocess.Popen) -> threading.Timer:
@@ -215,6 +213,7 @@ def _score(query: str, candidate: str) -> float:
     return score - len(candidate) / 100  # shorter paths win ties
 
 
+@sandbox.on_behalf
 def path_search(*, context, query: str, type: str | None = None, limit: int = SEARCH_LIMIT_DEFAULT) -> list[str]:
     """Fuzzy path search: every query character must appear in order (case-insensitive), best match first.
     `type` None searches files and directories (directories end in "/")."""
@@ -246,6 +245,7 @@ def _strip_dot(path: str) -> str:
     return path[2:] if path.startswith("./") else path
 
 
+@sandbox.on_behalf
 def content_grep(*, context, pattern: str, include: str | None = None, limit: int = GREP_LIMIT_DEFAULT) -> list[dict]:
     """ripgrep matches `{path: {text}, lines: {text}, line_number, absolute_offset, submatches}`."""
     args = ["--json", "--hidden", "--glob", "!.git", "--max-columns", "2000", "--max-filesize", "10M"]

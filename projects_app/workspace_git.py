@@ -7,6 +7,8 @@ import os
 import shutil
 import subprocess
 
+from agentserver import sandbox
+
 _ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
 
 
@@ -18,10 +20,12 @@ class GitFailed(Exception):
 
 def run(directory: str, *args: str, input: bytes | None = None, check: bool = True, timeout: float = 60) -> str:
     try:
-        out = subprocess.run(["git", *args], cwd=directory, capture_output=True, input=input, timeout=timeout,
-                             env={**os.environ, **_ENV})
+        out = sandbox.run(sandbox.acting_user(), ["git", *args], cwd=directory, input=input, timeout=timeout,
+                          env=_ENV)
     except (OSError, subprocess.SubprocessError) as error:
         raise GitFailed(args, str(error)) from error
+    except sandbox.SandboxUnavailable as error:
+        raise GitFailed(args, error.message) from error
     if check and out.returncode != 0:
         raise GitFailed(args, out.stderr.decode(errors="replace"))
     return out.stdout.decode(errors="replace") if out.returncode == 0 else ""

@@ -25,7 +25,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 
-from agentserver import events, ids, paths
+from agentserver import events, ids, paths, sandbox
 from agentserver.context import GLOBAL_PROJECT, git_info
 from agentserver.errors import BadRequest, NotFound
 from auth_app.tokens import roots_of
@@ -91,7 +91,7 @@ def workspace_get(*, user, workspace_id: str) -> Workspace:
 # ---- create --------------------------------------------------------------------------------------------
 
 def _project_for(user, directory: str) -> Project:
-    worktree, project_id, vcs = git_info(directory)
+    worktree, project_id, vcs = git_info(directory, user=user)
     project, _ = Project.objects.get_or_create(
         owner=user, project_id=project_id, defaults={"worktree": worktree if vcs else "/", "vcs": vcs})
     return project
@@ -136,6 +136,7 @@ def _source_project(user, project_id: str | None, directory: str | None) -> Proj
     return project
 
 
+@sandbox.on_behalf
 def workspace_create(*, user, type: str, project_id: str | None = None, name: str | None = None,
                      directory: str | None = None, metadata: dict | None = None,
                      branch: str | None = None) -> Workspace:
@@ -198,6 +199,7 @@ def workspace_create(*, user, type: str, project_id: str | None = None, name: st
 
 # ---- update / delete -----------------------------------------------------------------------------------
 
+@sandbox.on_behalf
 def workspace_update(*, user, workspace_id: str, name: str | None = None, metadata: dict | None = None,
                      archived: bool | None = None) -> Workspace:
     with transaction.atomic():
@@ -225,6 +227,7 @@ def _detach_sessions(user, workspace_id: str) -> int:
     return detached
 
 
+@sandbox.on_behalf
 def workspace_delete(*, user, workspace_id: str, remove_files: bool = False) -> dict:
     """Remove the registration; with remove_files, also the worktree the server created (never other files).
     Returns the workspace's wire shape plus {"removed": {"registration", "files", "sessionsDetached"}}."""
@@ -260,6 +263,11 @@ def _comparison_base(workspace: Workspace) -> str | None:
 
 
 def workspace_status_of(workspace: Workspace) -> dict:
+    with sandbox.acting_as(workspace.owner):
+        return _status_of(workspace)
+
+
+def _status_of(workspace: Workspace) -> dict:
     entry = {"workspaceID": workspace.id, "id": workspace.id, "directory": workspace.directory,
              "exists": os.path.isdir(workspace.directory), "branch": None, "dirty": None,
              "ahead": None, "behind": None}
@@ -279,10 +287,12 @@ def workspace_status_of(workspace: Workspace) -> dict:
     return {**entry, "status": "connected"}
 
 
+@sandbox.on_behalf
 def workspace_status(*, user) -> list[dict]:
     return [workspace_status_of(workspace) for workspace in workspace_list(user=user)]
 
 
+@sandbox.on_behalf
 def workspace_sync(*, user) -> dict:
     """Prune vanished registrations, prune git worktrees, refresh branches, register unregistered worktrees.
     Returns {"pruned": [ids], "registered": [wire], "workspaces": [wire]}."""
@@ -357,6 +367,7 @@ def _target_directory(user, session, workspace: Workspace | None) -> tuple[str, 
     return os.path.realpath(directory), workspace.id if workspace else None
 
 
+@sandbox.on_behalf
 def workspace_warp(*, user, session_id: str, workspace_id: str | None, copy_changes: bool):
     """Move a session into a workspace (or, with no workspace id, out of it to the project's main worktree)."""
     from sessions_app.selectors import session_get
@@ -368,7 +379,7 @@ def workspace_warp(*, user, session_id: str, workspace_id: str | None, copy_chan
     directory, new_workspace_id = _target_directory(user, session, workspace)
     bases = roots_of(user) + ([workspace.directory] if workspace and workspace.created_by_server else [])
     paths.confine(directory, bases)
-    worktree, project_id, vcs = git_info(directory)
+    worktree, project_id, vcs = git_info(directory, user=user)
     copied = None
     if copy_changes:
         source_top = git.toplevel(session.directory) if os.path.isdir(session.directory) else None

@@ -6,7 +6,7 @@ import shutil
 
 from django.db import transaction
 
-from agentserver import ids, paths
+from agentserver import ids, paths, sandbox
 from agentserver.context import RuntimeContext, default_directory
 from agentserver.errors import BadRequest, NotFound, TooManyRequests
 from auth_app.tokens import roots_of
@@ -63,6 +63,7 @@ def pty_create(*, context: RuntimeContext, command: str | None = None, args: lis
         raise TooManyRequests(f"Too many terminals: at most {limit} may run at once; remove one first",
                               limit=limit)
 
+    launch = sandbox.prepare(user, [executable, *args], cwd=real_cwd, env=child_env, terminal=True)
     manager = get_manager()
     channel = manager.start_sync()
     pty_id = ids.ascending("pty")
@@ -73,8 +74,8 @@ def pty_create(*, context: RuntimeContext, command: str | None = None, args: lis
         cwd=real_cwd, rows=rows, cols=cols, worker_id=manager.worker_id, worker_host=HOST,
         worker_pid=os.getpid(), worker_channel=channel,
     )
-    spec = SpawnSpec(pty_id=pty_id, owner_id=user.pk, directory=context.directory, argv=[executable, *args],
-                     cwd=real_cwd, env=child_env, rows=rows, cols=cols)
+    spec = SpawnSpec(pty_id=pty_id, owner_id=user.pk, directory=context.directory, argv=launch.argv,
+                     cwd=launch.cwd, env=launch.env, rows=rows, cols=cols)
     try:
         row.pid = manager.call(manager.spawn(spec))
     except SpawnFailed as error:

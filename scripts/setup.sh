@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Shared set-up of `make serve` and `make test`: virtualenv, pinned install (skipped when unchanged), migrations.
+# Shared set-up of `make serve` and `make test`: virtualenv, pinned install (skipped when unchanged), the
+# sandbox's programs (bubblewrap...), migrations.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -13,4 +14,5 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt 2>&1 | { grep -v '^WARNING: Location' || true; }
   echo "$want" > "$stamp"
 fi
+./scripts/sandbox-deps.sh
 .venv/bin/python manage.py migrate --noinput -v 0

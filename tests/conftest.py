@@ -83,6 +83,10 @@ def start_server(env_overrides: dict | None = None, *, log_dir: Path) -> LiveSer
         AGENTSERVER_SSE_HEARTBEAT_SECONDS=os.environ.get("AGENTSERVER_SSE_HEARTBEAT_SECONDS", "10"),
         PYTHONUNBUFFERED="1",
         AGENTSERVER_DB_POOL="8",  # many test workers share PostgreSQL's 100 connections
+        # The interpreter (venv + base install) and tests/fakes, read-only in users' sandboxes: tests start
+        # `sys.executable tests/fakes/...` as users' programs (MCP servers, PTY commands).
+        AGENTSERVER_SANDBOX_EXPOSE=",".join([sys.prefix, os.path.realpath(sys.base_prefix),
+                                             str(ROOT / "tests" / "fakes")]),
     )
     env.update(env_overrides or {})
     log_path = log_dir / f"daphne-{port}.log"

@@ -1,9 +1,19 @@
 """Test settings: the real settings, with a throwaway data directory and a file-backed SQLite test
 database so the daphne subprocess the tests talk to can share it."""
 import os
+import sys
 import tempfile
 
 os.environ.setdefault("AGENTSERVER_DATA_DIR", tempfile.mkdtemp(prefix="agentserver-test-"))
+# The interpreter (virtualenv + base install) and tests/fakes are read-only in users' sandboxes: tests start
+# `sys.executable tests/fakes/...` as users' programs (MCP servers, PTY commands). The daphne servers the tests
+# start inherit this environment.
+# Users' sandboxed git leaves files owned by their uids in their roots; the tests' own git (as root) trusts them.
+if "GIT_CONFIG_COUNT" not in os.environ:
+    os.environ.update(GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0="safe.directory", GIT_CONFIG_VALUE_0="*")
+os.environ.setdefault("AGENTSERVER_SANDBOX_EXPOSE", ",".join([
+    sys.prefix, os.path.realpath(sys.base_prefix),
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes")]))
 
 from agentserver.settings import *  # noqa: E402,F401,F403
 from agentserver.settings import DATA_DIR, DATABASES  # noqa: E402

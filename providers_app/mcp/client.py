@@ -106,15 +106,32 @@ def _is_unauthorized(error: BaseException) -> bool:
     return "401" in str(error) and "nauthorized" in str(error)
 
 
+def _owner_and_roots(user_id: int):
+    from django.contrib.auth import get_user_model
+
+    from auth_app.tokens import roots_of
+
+    owner = get_user_model().objects.get(pk=user_id)
+    return owner, roots_of(owner)
+
+
 @contextlib.asynccontextmanager
 async def _transport(target: Target, kind: str, seen: dict):
     config = target.config
     if kind == "stdio":
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
-        params = StdioServerParameters(command=config["command"][0], args=config["command"][1:],
-                                       env=child_environment(config, home=target.cwd),
-                                       cwd=config.get("cwd") or target.cwd)
+        from agentserver import sandbox
+
+        from asgiref.sync import sync_to_async
+
+        owner, roots = await sync_to_async(_owner_and_roots, thread_sensitive=False)(target.user_id)
+        # The user's sandbox; a server the user configured is a program they chose, never the server's own.
+        launch = await asyncio.to_thread(sandbox.prepare, owner, config["command"],
+                                         cwd=config.get("cwd") or target.cwd,
+                                         env=child_environment(config, home=target.cwd), roots=roots)
+        params = StdioServerParameters(command=launch.argv[0], args=launch.argv[1:], env=launch.env,
+                                       cwd=launch.cwd)
         async with stdio_client(params, errlog=_errlog()) as streams:
             yield streams
         return

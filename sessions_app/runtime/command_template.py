@@ -8,7 +8,7 @@ import os
 import re
 import subprocess
 
-from agentserver import paths
+from agentserver import paths, sandbox
 
 ARGUMENT = re.compile(r"""\[Image\s+\d+\]|"[^"]*"|'[^']*'|[^\s"']+""", re.IGNORECASE)
 QUOTES = re.compile(r"""^["']|["']$""")
@@ -48,12 +48,14 @@ def fill(template: str, arguments: str) -> str:
     return text
 
 
-def _run(command: str, cwd: str, env: dict) -> str:
+def _run(user, command: str, cwd: str, env: dict, roots: list[str] | None) -> str:
     from sessions_app.runtime.tools.bash import kill_group, shell_path
 
     try:
-        process = subprocess.Popen([shell_path(), "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        process = sandbox.popen(user, [shell_path(), "-c", command], cwd=cwd, env=env, roots=roots,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except sandbox.SandboxUnavailable as error:
+        return f"Error executing command: {error.message}"
     except OSError as error:
         return f"Error executing command: {error}"
     try:
@@ -65,14 +67,14 @@ def _run(command: str, cwd: str, env: dict) -> str:
     return out[:MAX_SHELL_OUTPUT].decode("utf-8", errors="replace")
 
 
-def substitute_shell(text: str, *, cwd: str, home: str) -> str:
-    """Each !`cmd` becomes the command's stdout (run one after the other, in order)."""
+def substitute_shell(text: str, *, user, cwd: str, home: str, roots: list[str] | None = None) -> str:
+    """Each !`cmd` becomes the command's stdout (run one after the other, in order), in `user`'s sandbox."""
     if not SHELL.search(text):
         return text
     from sessions_app.runtime.tools.bash import child_environment
 
     env = child_environment(home=home)
-    return SHELL.sub(lambda m: _run(m.group(1), cwd, env), text)
+    return SHELL.sub(lambda m: _run(user, m.group(1), cwd, env, roots), text)
 
 
 def reference_parts(text: str, *, context, roots: list[str], agent_names: set[str]) -> list[dict]:
@@ -104,7 +106,8 @@ def reference_parts(text: str, *, context, roots: list[str], agent_names: set[st
 def expand(template: str, arguments: str, *, context, roots: list[str], agent_names: set[str]) -> list[dict]:
     """The prompt input parts of a command: its text, then file/agent parts for its @references."""
     text = fill(template, arguments)
-    text = substitute_shell(text, cwd=context.directory, home=roots[0] if roots else context.directory)
+    text = substitute_shell(text, user=context.user, cwd=context.directory,
+                            home=roots[0] if roots else context.directory, roots=roots)
     text = text.strip()
     return [{"type": "text", "text": text},
             *reference_parts(text, context=context, roots=roots, agent_names=agent_names)]

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
-from agentserver import paths
+from agentserver import paths, sandbox
 
 log = logging.getLogger(__name__)
 SIZE_LIMIT = 2 * 1024 * 1024
@@ -43,10 +43,9 @@ def run(fn, *args, **kwargs):
 
 
 def _git_env() -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    # File names are literal paths, never globs; no prompts, no user/system config surprises.
-    env.update(GIT_LITERAL_PATHSPECS="1", GIT_TERMINAL_PROMPT="0", GIT_CONFIG_NOSYSTEM="1")
-    return env
+    # Added to the sandbox's safe environment: file names are literal paths, never globs; no prompts. The
+    # system config is the sandbox's own /etc/gitconfig (it trusts the user's roots, owned by other uids).
+    return {"GIT_LITERAL_PATHSPECS": "1", "GIT_TERMINAL_PROMPT": "0"}
 
 
 def _context_bases(context) -> list[str]:
@@ -71,11 +70,15 @@ def for_context(context, config: dict | None = None) -> "Snapshots | None":
         tree = paths.confine(tree, bases)
     except Exception:  # noqa: BLE001 — a context outside the roots has no snapshots
         return None
-    return Snapshots(owner_id=context.user.pk, project_id=project_id, worktree=tree)
+    return Snapshots(owner_id=context.user.pk, project_id=project_id, worktree=tree, owner=context.user,
+                     roots=bases)
 
 
 class Snapshots:
-    def __init__(self, *, owner_id, project_id: str, worktree: str):
+    def __init__(self, *, owner_id, project_id: str, worktree: str, owner=None, roots: list[str] | None = None):
+        # git runs in the owner's sandbox: the tree is theirs, and their repository's attributes (filters) and
+        # hooks are programs they chose. The snapshot store is in their own corner of the data dir.
+        self.owner, self.roots = owner, roots
         self.worktree = worktree
         base = os.path.join(str(settings.DATA_DIR), "snapshot")
         digest = hashlib.sha1(worktree.encode()).hexdigest()
@@ -88,10 +91,12 @@ class Snapshots:
     def _git(self, *args: str, cwd: str | None = None, tree: bool = True) -> subprocess.CompletedProcess:
         prefix = ["--git-dir", self.gitdir] + (["--work-tree", self.worktree] if tree else [])
         try:
-            return subprocess.run(["git", *_CORE, *prefix, *args], cwd=cwd or self.worktree, env=_git_env(),
-                                  capture_output=True, timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL)
+            return sandbox.run(self.owner, ["git", *_CORE, *prefix, *args], cwd=cwd or self.worktree,
+                               env=_git_env(), timeout=GIT_TIMEOUT, roots=self.roots)
         except (OSError, subprocess.SubprocessError) as error:
             return subprocess.CompletedProcess(args, 1, b"", str(error).encode())
+        except sandbox.SandboxUnavailable as error:
+            return subprocess.CompletedProcess(args, 1, b"", error.message.encode())
 
     @contextmanager
     def _locked(self):
@@ -132,13 +137,14 @@ class Snapshots:
     def _user_excludes(self) -> str:
         """The user's repo's info/exclude (read only), so what they exclude is not snapshotted either."""
         try:
-            out = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-path", "info/exclude"],
-                                 cwd=self.worktree, env=_git_env(), capture_output=True, text=True, timeout=10)
-            path = out.stdout.strip()
+            out = sandbox.run(self.owner, ["git", "rev-parse", "--path-format=absolute", "--git-path",
+                                           "info/exclude"], cwd=self.worktree, env=_git_env(), timeout=10,
+                              roots=self.roots)
+            path = out.stdout.decode(errors="replace").strip()
             if out.returncode == 0 and path and os.path.isfile(path):
                 with open(path, encoding="utf-8", errors="replace") as handle:
                     return handle.read().rstrip()
-        except (OSError, subprocess.SubprocessError):
+        except (OSError, subprocess.SubprocessError, sandbox.SandboxUnavailable):
             pass
         return ""
 

@@ -12,7 +12,7 @@ import subprocess
 import threading
 import uuid
 
-from agentserver import ids
+from agentserver import ids, sandbox
 from agentserver.errors import SessionBusy
 from projects_app.models import now_ms
 from sessions_app.models import Message, Part, Session
@@ -51,6 +51,7 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
     config = load_config(context)
     agent_info = agent_get(config, agent)
     model = choose_model(context=context, config=config, session=session, agent=agent_info, requested=model)
+    sandbox.require()  # before anything is recorded: no half-written exchange when processes cannot start
     holder = f"{runner.WORKER_ID}:shell:{uuid.uuid4().hex[:8]}"
     if not leases.acquire(session.id, holder):
         raise SessionBusy(f"Session is busy: {session.id}", sessionID=session.id)
@@ -96,8 +97,8 @@ def _run(session: Session, context, agent: str, model: dict, command: str, holde
     roots = roots_of(session.owner)
     env = child_environment(home=roots[0] if roots else context.directory)
     shell = env["SHELL"]
-    process = subprocess.Popen([shell, "-c", command], cwd=context.directory, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    process = sandbox.popen(session.owner, [shell, "-c", command], cwd=context.directory, env=env, roots=roots,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     _running[session.id] = process
     output = bytearray()
     done = threading.Event()

@@ -2,6 +2,8 @@
 substitution, @references."""
 import os
 
+from django.conf import settings
+
 from sessions_app.runtime.command_template import expand, fill, split_arguments, substitute_shell
 from sessions_app.runtime.commands import hints, parse_frontmatter
 
@@ -30,10 +32,12 @@ def test_arguments_are_appended_only_without_any_placeholder():
     assert fill("Do $1.", "") == "Do ."
 
 
-def test_shell_substitution_uses_stdout_and_the_allowlisted_environment(tmp_path, monkeypatch):
+def test_shell_substitution_uses_stdout_and_the_allowlisted_environment(alice, monkeypatch):
     monkeypatch.setenv("SECRET_KEY", "must-not-leak")
-    text = substitute_shell("a=!`echo $SECRET_KEY-x` b=!`pwd` c=!`echo $HOME`", cwd=str(tmp_path), home="/h")
-    assert text == f"a=-x\n b={tmp_path}\n c=/h\n"
+    text = substitute_shell("a=!`echo $SECRET_KEY-x` b=!`pwd` c=!`echo $HOME`", user=alice.user,
+                            cwd=str(alice.root), home="/h")
+    home = os.path.join(settings.DATA_DIR, "users", str(alice.user.pk), "home")  # the sandbox's HOME
+    assert text == f"a=-x\n b={os.path.realpath(alice.root)}\n c={home}\n"
 
 
 def test_the_observed_example(alice):

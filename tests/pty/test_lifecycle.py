@@ -10,16 +10,23 @@ from tests.pty.conftest import (
 
 
 def session_of(leader: int) -> list[int]:
-    members = []
+    """Every live process started under the terminal's first process (the sandbox gives the shell a session of
+    its own inside a PID namespace, so the terminal's processes are its descendants, not its session)."""
+    parents = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/stat") as handle:
                     fields = handle.read().rsplit(")", 1)[1].split()
-                if int(fields[3]) == leader and fields[0] != "Z":
-                    members.append(int(entry))
+                if fields[0] != "Z":
+                    parents[int(entry)] = int(fields[1])
             except (OSError, ValueError, IndexError):
                 pass
+    members, frontier = [], [leader]
+    while frontier:
+        children = [pid for pid, parent in parents.items() if parent in frontier]
+        members += children
+        frontier = children
     return members
 
 

@@ -64,7 +64,7 @@ async def test_the_child_environment_holds_no_server_secret(alice, capped_server
                                                                           "OPENAI_API_KEY")]
     assert leaked == []
     assert variables["TERM"] == "xterm-256color"
-    assert variables["HOME"] == str(alice.root)
+    assert variables["HOME"].endswith(f"/users/{alice.user.pk}/home")  # the sandbox's per-user HOME
     assert variables["MY_VAR"] == "mine"
     assert "PATH" in variables
 

@@ -1,7 +1,14 @@
+import os
 import threading
+
+from django.conf import settings
 
 from tests.fakes.fixtures import Reply
 from tests.runner.conftest import text_prompt, wait_until
+
+
+def server_home(persona) -> str:
+    return os.path.join(settings.DATA_DIR, "users", str(persona.user.pk), "home")
 
 
 def test_shell_runs_without_the_model(alice, llm, session_of):
@@ -66,4 +73,4 @@ def test_shell_commands_never_see_the_servers_secrets(alice, llm, session_of, se
     assert "PATH" in names and names.isdisjoint({"SECRET_KEY", "DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"})
     assert not any(name.startswith(("AGENTSERVER_", "DJANGO_")) for name in names)
     assert server.env["DATABASE_URL"] not in output
-    assert f"HOME={alice.root}" in output.splitlines()
+    assert f"HOME={server_home(alice)}" in output.splitlines()  # the sandbox's per-user HOME, not the server's

@@ -33,5 +33,8 @@ def edit_turn(alice, llm):
             Reply(text="done"))
         response = alice.post(f"/session/{session_id}/message", json=text_prompt("change files"))
         assert response.status_code == 200, response.text
+        # The answer is returned once saved; the runner lets go of the session a moment later (its git work
+        # now starts sandboxes), and revert refuses a busy session.
+        wait_idle(alice, session_id)
         return response.json()
     return run

@@ -15,6 +15,17 @@ def alive(pid: int) -> bool:
         return handle.read().split()[2] != "Z"
 
 
+def running(cmdline: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and open(f"/proc/{entry}/cmdline", "rb").read() == cmdline.encode():
+                found.append(int(entry))
+        except OSError:
+            pass
+    return found
+
+
 async def test_it_runs_a_command_in_the_session_directory(ws):
     result = await run_tool(ws, "bash", {"command": "pwd; echo err >&2; exit 3", "description": "where am i"})
     assert result.output == f"{ws.repo}\nerr\n"
@@ -47,12 +58,13 @@ async def test_it_stops_a_command_at_its_timeout(ws):
 
 async def test_abort_kills_the_whole_process_group(ws):
     abort = asyncio.Event()
-    task = asyncio.ensure_future(run_tool(ws, "bash", {"command": "sleep 600 & echo $!; wait"}, abort=abort))
+    # `$!` would be a pid inside the sandbox's PID namespace: find the sleep by its unique command line instead.
+    task = asyncio.ensure_future(run_tool(ws, "bash", {"command": "sleep 600.25 & echo started; wait"}, abort=abort))
     for _ in range(200):
-        if ws.updates:
+        if ws.updates and running("sleep\x00600.25\x00"):
             break
         await asyncio.sleep(0.05)
-    pid = int(ws.updates[0]["metadata"]["output"].strip())
+    [pid] = running("sleep\x00600.25\x00")
     assert alive(pid)
     abort.set()
     result = await asyncio.wait_for(task, 10)

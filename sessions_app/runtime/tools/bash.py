@@ -7,6 +7,7 @@ import os
 import signal
 import time
 
+from agentserver import sandbox
 from agentserver.childenv import safe_environment
 from sessions_app.runtime.tools import shellparse
 from sessions_app.runtime.tools.base import (Tool, ToolContext, ToolError, ToolResult, confine, optional_int,
@@ -86,13 +87,16 @@ class BashTool(Tool):
 
         roots = await sync_to_async(roots_of, thread_sensitive=False)(ctx.context.user)
         env = child_environment(home=roots[0] if roots else cwd)
-        return await self._execute(command, cwd, env, timeout_ms, description, ctx)
+        return await self._execute(command, cwd, env, timeout_ms, description, ctx, roots)
 
     async def _execute(self, command: str, cwd: str, env: dict, timeout_ms: int, description: str,
-                       ctx: ToolContext) -> ToolResult:
-        process = await asyncio.create_subprocess_exec(
-            shell_path(), "-c", command, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+                       ctx: ToolContext, roots: list[str]) -> ToolResult:
+        try:
+            process = await sandbox.start(
+                ctx.context.user, [shell_path(), "-c", command], cwd=cwd, env=env, roots=roots,
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        except sandbox.SandboxUnavailable as error:
+            raise ToolError(error.message) from error
         chunks: list[str] = []
         last_update = 0.0
 

@@ -34,7 +34,8 @@ class GlobTool(Tool):
         search = await confine(ctx, args.get("path") or ctx.context.directory, kind="directory")
         if not os.path.isdir(search):
             raise ToolError(f"Directory not found: {search}")
-        _, out = await rg(["--files", "--hidden", "--glob", "!.git/*", "--glob", pattern], cwd=search, abort=ctx.abort)
+        _, out = await rg(["--files", "--hidden", "--glob", "!.git/*", "--glob", pattern], cwd=search,
+                          user=ctx.context.user, abort=ctx.abort)
         files = [os.path.join(search, line) for line in out.splitlines() if line]
         files.sort(key=mtime, reverse=True)
         truncated = len(files) > LIMIT

@@ -40,7 +40,8 @@ class GrepTool(Tool):
                    "--regexp", pattern]
         if include:
             rg_args += ["--glob", include]
-        code, out = await rg(rg_args + [search], cwd=ctx.context.directory, abort=ctx.abort)
+        code, out = await rg(rg_args + [search], cwd=ctx.context.directory, user=ctx.context.user,
+                             abort=ctx.abort)
         if code == 2 and not out:
             raise ToolError(f"ripgrep failed: invalid pattern or path: {pattern}")
         matches = []

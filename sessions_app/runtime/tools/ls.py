@@ -36,7 +36,7 @@ class ListTool(Tool):
         rg_args = ["--files", "--hidden"]
         for pattern in ignore:
             rg_args += ["--glob", pattern]
-        _, out = await rg(rg_args, cwd=search, abort=ctx.abort)
+        _, out = await rg(rg_args, cwd=search, user=ctx.context.user, abort=ctx.abort)
         files = sorted(line for line in out.splitlines() if line)[:LIMIT]
         dirs: set[str] = {"."}
         by_dir: dict[str, list[str]] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 import asyncio
 import os
 
-from agentserver import ripgrep
+from agentserver import ripgrep, sandbox
 from sessions_app.runtime.tools.base import ToolError
 
 
@@ -15,11 +15,15 @@ def rg_path() -> str:
     return found
 
 
-async def rg(args: list[str], *, cwd: str, abort: asyncio.Event | None = None) -> tuple[int, str]:
-    process = await asyncio.create_subprocess_exec(
-        rg_path(), *args, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-        start_new_session=True)
+async def rg(args: list[str], *, cwd: str, user, abort: asyncio.Event | None = None) -> tuple[int, str]:
+    """ripgrep over `user`'s directory, in their sandbox (only the rg binary is exposed)."""
+    binary = rg_path()
+    try:
+        process = await sandbox.start(user, [binary, *args], cwd=cwd, expose=[binary],
+                                      stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                                      stderr=asyncio.subprocess.DEVNULL)
+    except sandbox.SandboxUnavailable as error:
+        raise ToolError(error.message) from error
     try:
         stdout, _ = await process.communicate()
     except asyncio.CancelledError:

@@ -1,0 +1,300 @@
+"""The host side of the sandbox: whether bubblewrap works here, each user's uid and state directory (HOME,
+generated /etc files), the POSIX ACLs that let a user's uid write in their roots, and the per-user network
+namespaces of the `outbound` mode. agentserver/sandbox.py builds the command lines from these."""
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import shutil
+import struct
+import subprocess
+import threading
+from dataclasses import dataclass
+
+from django.conf import settings
+
+log = logging.getLogger("agentserver.sandbox")
+
+# Directories never handed over to a user's uid even when they are someone's root (staff may be given `/`).
+SYSTEM_DIRECTORIES = {"/", "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/var", "/boot", "/dev", "/proc",
+                      "/sys", "/run", "/root", "/home", "/tmp", "/opt", "/srv", "/mnt", "/media"}
+SLIRP_DNS = "10.0.2.3"
+
+
+def is_root() -> bool:
+    return os.geteuid() == 0
+
+
+@dataclass(frozen=True)
+class Identity:
+    uid: int
+    gid: int
+    name: str
+    state: str  # <data dir>/users/<id>: HOME, generated /etc files, per-user server state (snapshots)
+
+    @property
+    def home(self) -> str:
+        return os.path.join(self.state, "home")
+
+    @property
+    def etc(self) -> str:
+        return os.path.join(self.state, "etc")
+
+
+def user_state_dir(user_id: int) -> str:
+    return os.path.join(str(settings.DATA_DIR), "users", str(int(user_id)))
+
+
+def identity_of(user) -> Identity:
+    """As root each user gets uid = base + id (the kernel separates users); otherwise the server's own uid
+    (the mount view alone separates them)."""
+    if is_root():
+        uid = settings.SANDBOX_UID_BASE + int(user.pk)
+        gid = uid
+    else:
+        uid, gid = os.getuid(), os.getgid()
+    name = "".join(ch for ch in (getattr(user, "username", "") or "") if ch.isalnum() or ch in "._-")[:32]
+    return Identity(uid=uid, gid=gid, name=name or f"user{user.pk}", state=user_state_dir(user.pk))
+
+
+def server_dirs(user) -> list[str]:
+    """The user's own corners of the data dir that their sandbox may write: server-created worktrees and the
+    snapshot store (created on demand so they can be mounted)."""
+    data = str(settings.DATA_DIR)
+    found = []
+    for name in ("worktrees", "snapshot"):
+        path = os.path.realpath(os.path.join(data, name, str(int(user.pk))))
+        os.makedirs(path, exist_ok=True)
+        found.append(path)
+    return found
+
+
+_prepared: set[tuple] = set()
+_prepared_lock = threading.Lock()
+
+
+def prepare_identity(identity: Identity, network: str, etc_entries: tuple[str, ...]) -> None:
+    """Create the user's state directory, HOME (owned by their uid) and the /etc the sandbox shows them: a copy
+    of the system's `etc_entries` (one mount instead of dozens: mounts are most of a sandbox's start-up time)
+    plus passwd/group naming them and resolv.conf for the chosen network; once per process."""
+    key = (identity, network)
+    if key in _prepared:
+        return
+    with _prepared_lock:
+        os.makedirs(identity.state, mode=0o711, exist_ok=True)
+        os.makedirs(identity.home, mode=0o700, exist_ok=True)
+        fresh = f"{identity.etc}.{os.getpid()}"
+        shutil.rmtree(fresh, ignore_errors=True)
+        os.makedirs(fresh, mode=0o755)
+        for name in etc_entries:
+            source, target = os.path.join("/etc", name), os.path.join(fresh, name)
+            os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+            try:
+                if os.path.isdir(source) and not os.path.islink(source):
+                    shutil.copytree(source, target, symlinks=True)
+                else:
+                    shutil.copy2(source, target, follow_symlinks=False)
+            except OSError:
+                continue  # unreadable or vanished: the sandbox simply lacks it
+        if is_root():
+            os.chown(identity.home, identity.uid, identity.gid)
+        shell = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
+        files = {
+            "passwd": (f"root:x:0:0:root:/nonexistent:/usr/sbin/nologin\n"
+                       f"{identity.name}:x:{identity.uid}:{identity.gid}::{identity.home}:{shell}\n"
+                       f"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"),
+            "group": f"root:x:0:\n{identity.name}:x:{identity.gid}:\nnogroup:x:65534:\n",
+            "resolv.conf": _resolv_conf(network),
+            "hosts": "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n",
+        }
+        # git refuses a repository owned by another uid ("dubious ownership"); the user's roots are theirs by
+        # ACL, not by owner, and only their roots are mounted: the sandbox's system config trusts them.
+        with open(os.path.join(fresh, "gitconfig"), "a") as handle:
+            handle.write("\n[safe]\n\tdirectory = *\n")
+        for name, text in files.items():
+            path = os.path.join(fresh, name)
+            with open(path, "w") as handle:
+                handle.write(text)
+            os.chmod(path, 0o644)
+        # Swap the directory in whole, so a sandbox starting meanwhile sees the old or the new one.
+        old = f"{identity.etc}.old.{os.getpid()}"
+        if os.path.isdir(identity.etc):
+            os.rename(identity.etc, old)
+        os.rename(fresh, identity.etc)
+        shutil.rmtree(old, ignore_errors=True)
+        _prepared.add(key)
+
+
+def _resolv_conf(network: str) -> str:
+    if network == "outbound":
+        return f"nameserver {SLIRP_DNS}\n"
+    if network == "host":
+        try:
+            with open("/etc/resolv.conf") as handle:
+                return handle.read()
+        except OSError:
+            return ""
+    return ""
+
+
+# -- write access to the user's roots -------------------------------------------------------------------------
+# POSIX ACL xattrs (linux/posix_acl_xattr.h): a version header, then (tag, perm, id) entries sorted by tag, id.
+_ACCESS, _DEFAULT = "system.posix_acl_access", "system.posix_acl_default"
+_USER_OBJ, _USER, _GROUP_OBJ, _GROUP, _MASK, _OTHER = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
+_NO_ID = 0xFFFFFFFF
+_granted: set[tuple[int, str]] = set()
+_grant_lock = threading.Lock()
+
+
+def _acl_read(path: str, name: str) -> list[tuple[int, int, int]]:
+    try:
+        blob = os.getxattr(path, name, follow_symlinks=False)
+    except OSError as error:
+        if error.errno in (errno.ENODATA, getattr(errno, "ENOATTR", errno.ENODATA)):
+            return []
+        raise
+    return [struct.unpack_from("<HHI", blob, 4 + 8 * i) for i in range((len(blob) - 4) // 8)]
+
+
+def _acl_with_user(entries: list, mode: int, uid: int, perm: int) -> bytes:
+    if not entries:
+        entries = [(_USER_OBJ, (mode >> 6) & 7, _NO_ID), (_GROUP_OBJ, (mode >> 3) & 7, _NO_ID),
+                   (_OTHER, mode & 7, _NO_ID)]
+    kept = [e for e in entries if not (e[0] == _USER and e[2] == uid) and e[0] != _MASK]
+    kept.append((_USER, perm, uid))
+    mask = 0
+    for tag, bits, _ in kept:
+        if tag in (_USER, _GROUP, _GROUP_OBJ):
+            mask |= bits
+    kept.append((_MASK, mask, _NO_ID))
+    kept.sort(key=lambda e: (e[0], e[2]))
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in kept)
+
+
+def grant(path: str, uid: int, *, is_dir: bool) -> None:
+    """Give `uid` rwX on `path`, and on a directory the same for whatever is created in it later (a default
+    ACL), so files the server writes in-process stay usable by the user's processes."""
+    st = os.lstat(path)
+    perm = 7 if is_dir or st.st_mode & 0o111 else 6
+    current = _acl_read(path, _ACCESS)
+    if (_USER, perm, uid) not in current:
+        os.setxattr(path, _ACCESS, _acl_with_user(current, st.st_mode, uid, perm), follow_symlinks=False)
+    if is_dir:
+        current = _acl_read(path, _DEFAULT)
+        if (_USER, 7, uid) not in current:
+            os.setxattr(path, _DEFAULT, _acl_with_user(current, st.st_mode, uid, 7), follow_symlinks=False)
+
+
+def grant_roots(identity: Identity, roots: list[str]) -> None:
+    """As root: the user's uid may read and write everything in their roots (once per root per process). A
+    system directory given as a root (staff with `/`) is never handed over."""
+    if not is_root():
+        return
+    for root in roots:
+        key = (identity.uid, root)
+        if key in _granted or root in SYSTEM_DIRECTORIES or not os.path.isdir(root):
+            continue
+        with _grant_lock:
+            if key in _granted:
+                continue
+            try:
+                _grant_tree(root, identity.uid)
+            except OSError as error:
+                if error.errno != errno.EOPNOTSUPP:
+                    raise
+                log.warning("sandbox: %s has no POSIX ACLs; handing it over to uid %s with chown", root,
+                            identity.uid)
+                _chown_tree(root, identity.uid, identity.gid)
+            _granted.add(key)
+
+
+def _grant_tree(root: str, uid: int) -> None:
+    grant(root, uid, is_dir=True)
+    for directory, dirs, files in os.walk(root):
+        for name in dirs:
+            path = os.path.join(directory, name)
+            if not os.path.islink(path):
+                grant(path, uid, is_dir=True)
+        for name in files:
+            path = os.path.join(directory, name)
+            if not os.path.islink(path):
+                grant(path, uid, is_dir=False)
+
+
+def _chown_tree(root: str, uid: int, gid: int) -> None:
+    os.chown(root, uid, gid)
+    for directory, dirs, files in os.walk(root):
+        for name in dirs + files:
+            os.chown(os.path.join(directory, name), uid, gid, follow_symlinks=False)
+
+
+def hand_over(path: str, user) -> None:
+    """A file or directory the server created for `user` outside their roots (their HOME, their snapshot
+    store) becomes theirs."""
+    if is_root() and user is not None:
+        identity = identity_of(user)
+        os.chown(path, identity.uid, identity.gid, follow_symlinks=False)
+
+
+# -- networks --------------------------------------------------------------------------------------------------
+class Network:
+    """A network namespace per user with slirp4netns in front (outbound, no host loopback). Both processes
+    end when the server process does (a pipe they read reaches EOF), never with one thread."""
+
+    def __init__(self, holder: subprocess.Popen, slirp: subprocess.Popen, keep: int):
+        self.holder, self.slirp, self.keep = holder, slirp, keep
+
+    @property
+    def namespace(self) -> str:
+        return f"/proc/{self.holder.pid}/ns/net"
+
+    def alive(self) -> bool:
+        return self.holder.poll() is None and self.slirp.poll() is None
+
+    def close(self) -> None:
+        for process in (self.slirp, self.holder):
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        os.close(self.keep)
+
+
+_networks: dict[int, Network] = {}
+_network_lock = threading.Lock()
+
+
+def outbound_namespace(user_id: int) -> str:
+    with _network_lock:
+        network = _networks.get(user_id)
+        if network is not None and network.alive():
+            return network.namespace
+        if network is not None:
+            network.close()
+        network = _networks[user_id] = _start_network()
+        return network.namespace
+
+
+def _start_network() -> Network:
+    life_read, life_write = os.pipe()
+    ready_read, ready_write = os.pipe()
+    try:
+        holder = subprocess.Popen(["unshare", "--net", "--", "sh", "-c", "read line"], stdin=life_read,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        slirp = subprocess.Popen(
+            [shutil.which("slirp4netns") or "slirp4netns", "--configure", "--disable-host-loopback", "--mtu",
+             "65520", "--ready-fd", str(ready_write), "--exit-fd", str(life_read), str(holder.pid), "tap0"],
+            pass_fds=(ready_write, life_read), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True)
+        os.close(ready_write)
+        ready_write = -1
+        if os.read(ready_read, 1) != b"1":
+            slirp.kill()
+            holder.kill()
+            raise OSError("slirp4netns did not start")
+    finally:
+        os.close(ready_read)
+        os.close(life_read)
+        if ready_write >= 0:
+            os.close(ready_write)
+    return Network(holder, slirp, life_write)

@@ -1,0 +1,175 @@
+"""Sandbox overhead: p50 of PTY spawn-to-first-output, session.shell round trip and vcs.status latency, with the
+bubblewrap sandbox and with AGENTSERVER_SANDBOX=off, each on a fresh daphne over SQLite in a throw-away data dir
+(its own user, root and repository), plus the launcher alone (`/bin/true` through sandbox.run).
+
+    .venv/bin/python bench/sandbox.py            # 30 samples per metric
+    .venv/bin/python bench/sandbox.py --samples 100
+
+Run it on an idle machine: on a loaded one the numbers measure the scheduler as much as the sandbox."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+from websockets.asyncio.client import connect
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def set_up(work: Path) -> tuple[str, Path]:
+    """Database, user `bench` with a root holding a git repository, a provider config; returns (token, repo)."""
+    os.environ.update(AGENTSERVER_DATA_DIR=str(work / "data"), DJANGO_SETTINGS_MODULE="agentserver.settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from auth_app.tokens import roots_add, token_create
+    from projects_app.models import UserConfig
+
+    call_command("migrate", verbosity=0)
+    repo = work / "root" / "repo"
+    repo.mkdir(parents=True)
+    for args in (["init", "-q"], ["add", "."], ["-c", "user.name=b", "-c", "user.email=b@localhost", "commit", "-qm", "i"]):
+        if args[0] == "add":
+            (repo / "README.md").write_text("bench\n")
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    (repo / "README.md").write_text("bench, changed\n")
+    user = get_user_model().objects.create_user(username="bench", password="x")
+    roots_add(user=user, path=str(work / "root"))
+    _, token = token_create(user=user)
+    provider = {"name": "none", "npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "http://127.0.0.1:9"},
+                "models": {"m": {"name": "m", "limit": {"context": 1000, "output": 100}}}}
+    UserConfig.objects.create(user=user, data={"provider": {"p": provider}, "model": "p/m"})
+    return token, repo
+
+
+def start(mode: str, work: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {**os.environ, "AGENTSERVER_SANDBOX": mode}
+    log = open(work / f"daphne-{mode}.log", "wb")
+    process = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+                                "agentserver.asgi:application"], cwd=ROOT, env=env, stdout=log,
+                               stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if httpx.get(f"{url}/global/health", timeout=1).status_code == 200:
+                return process, url
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    process.kill()
+    raise SystemExit(f"daphne ({mode}) did not start; see {work}/daphne-{mode}.log")
+
+
+async def pty_first_output(client: httpx.Client, url: str, token: str, repo: Path) -> float:
+    began = time.perf_counter()
+    pty = client.post("/pty", params={"directory": str(repo)},
+                      json={"command": "/bin/sh", "args": ["-c", "echo first-output; exec sleep 30"]}).json()
+    ws_url = url.replace("http", "ws", 1) + f"/pty/{pty['id']}/connect?cursor=0&directory={repo}"
+    async with connect(ws_url, additional_headers={"Authorization": f"Bearer {token}"}) as ws:
+        seen = ""
+        while "first-output" not in seen:
+            message = await ws.recv()
+            seen += message if isinstance(message, str) else message.decode(errors="replace")
+    elapsed = time.perf_counter() - began
+    client.delete(f"/pty/{pty['id']}")
+    return elapsed
+
+
+def timed(call) -> float:
+    began = time.perf_counter()
+    call()
+    return time.perf_counter() - began
+
+
+def measure(url: str, token: str, repo: Path, samples: int) -> dict[str, float]:
+    client = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=60)
+    params = {"directory": str(repo)}
+    session = client.post("/session", params=params, json={}).json()
+
+    def shell():
+        response = client.post(f"/session/{session['id']}/shell", json={"agent": "build", "command": "echo hi"})
+        assert response.status_code == 200, response.text
+
+    def status():
+        response = client.get("/api/vcs/status", params=params)
+        assert response.status_code == 200 and response.json()["data"], response.text
+
+    for warm in (shell, status):
+        warm()
+    results = {
+        "PTY spawn → first output": [asyncio.run(pty_first_output(client, url, token, repo)) for _ in range(samples)],
+        "session.shell `echo hi`": [timed(shell) for _ in range(samples)],
+        "vcs.status (1 changed file)": [timed(status) for _ in range(samples)],
+    }
+    client.close()
+    return {name: statistics.median(values) * 1000 for name, values in results.items()}
+
+
+def launcher(samples: int) -> dict[str, float]:
+    """The launcher alone, in this process: `/bin/true` through sandbox.run, sandboxed and off."""
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+
+    from agentserver import sandbox
+    from auth_app.tokens import roots_of
+
+    user = get_user_model().objects.get(username="bench")
+    roots = roots_of(user)
+    out = {}
+    for mode in ("off", "on"):
+        settings.SANDBOX_MODE = mode
+        sandbox.unavailable_reason.cache_clear()
+        sandbox.run(user, ["/bin/true"], cwd=roots[0], roots=roots)
+        out[mode] = statistics.median(timed(lambda: sandbox.run(user, ["/bin/true"], cwd=roots[0], roots=roots))
+                                      for _ in range(samples)) * 1000
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--samples", type=int, default=30)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="agentserver-bench-sandbox-"))
+    try:
+        token, repo = set_up(work)
+        rows: dict[str, dict[str, float]] = {}
+        for mode in ("off", "on"):
+            process, url = start(mode, work)
+            try:
+                for name, value in measure(url, token, repo, args.samples).items():
+                    rows.setdefault(name, {})[mode] = value
+            finally:
+                process.terminate()
+                process.wait(10)
+        rows["launcher `/bin/true` (in-process)"] = launcher(args.samples)
+        print(f"load avg {os.getloadavg()[0]:.2f}, {args.samples} samples, p50 in ms")
+        print(f"| {'metric':36} | {'off':>8} | {'sandbox':>8} | {'overhead':>8} |")
+        print(f"|{'-' * 38}|{'-' * 10}|{'-' * 10}|{'-' * 10}|")
+        for name, values in rows.items():
+            print(f"| {name:36} | {values['off']:8.1f} | {values['on']:8.1f} | {values['on'] - values['off']:+8.1f} |")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
