@@ -83,6 +83,8 @@ def start_server(env_overrides: dict | None = None, *, log_dir: Path) -> LiveSer
         AGENTSERVER_SSE_HEARTBEAT_SECONDS=os.environ.get("AGENTSERVER_SSE_HEARTBEAT_SECONDS", "10"),
         PYTHONUNBUFFERED="1",
         AGENTSERVER_DB_POOL="8",  # many test workers share PostgreSQL's 100 connections
+        # A language server's first analysis on a loaded CI machine can take longer than the default wait.
+        AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS="60",
     )
     env.update(env_overrides or {})
     log_path = log_dir / f"daphne-{port}.log"

@@ -4,6 +4,8 @@ import os
 import tempfile
 
 os.environ.setdefault("AGENTSERVER_DATA_DIR", tempfile.mkdtemp(prefix="agentserver-test-"))
+# As for the test daphne (tests/conftest.py): a cold language server on a loaded machine may need longer.
+os.environ.setdefault("AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS", "60")
 
 from agentserver.settings import *  # noqa: E402,F401,F403
 from agentserver.settings import DATA_DIR, DATABASES  # noqa: E402

@@ -122,7 +122,8 @@ class LanguageClient:
         def folders(params):
             return [types.WorkspaceFolder(uri=uri_of(self.root), name="workspace")]
 
-        for quiet in (types.WINDOW_LOG_MESSAGE, types.PROGRESS, types.WINDOW_SHOW_MESSAGE, types.TELEMETRY_EVENT):
+        for quiet in (types.WINDOW_LOG_MESSAGE, types.PROGRESS, types.WINDOW_SHOW_MESSAGE, types.TELEMETRY_EVENT,
+                      "$/typescriptVersion"):
             rpc.feature(quiet)(lambda params: None)
 
         # prepare reads the user's roots from the database: not on an event loop's thread.
