@@ -202,7 +202,9 @@ class LspManager:
         out = []
         for entry in self._entries_of(context):
             client = entry.client
-            out.append({"id": client.server_id, "name": client.server_id, "root": client.root,
+            # opencode 1.18 gives the root relative to the instance directory ("" for the directory itself).
+            root = os.path.relpath(client.root, context.directory)
+            out.append({"id": client.server_id, "name": client.server_id, "root": "" if root == "." else root,
                         "status": "connected" if client.running else "error"})
         return out
 

@@ -16,10 +16,19 @@ def test_lsp_status_shows_the_running_server_with_its_root(alice, llm):
     params = {"directory": str(alice.repo)}
     assert alice.get("/lsp", params=params).json() == []
     start_server(alice, llm)
-    expected = [{"id": "pyright", "name": "pyright", "root": os.path.realpath(alice.repo), "status": "connected"}]
+    # The root is relative to the directory asked about, as opencode 1.18 gives it.
+    expected = [{"id": "pyright", "name": "pyright", "root": "", "status": "connected"}]
     assert alice.get("/lsp", params=params).json() == expected
     v2 = alice.get("/api/lsp", params=params).json()
     assert v2["data"] == expected and v2["location"]["directory"] == os.path.realpath(alice.repo)
+
+
+def test_a_server_rooted_in_a_sub_project_is_listed_relative_to_the_directory(alice, llm):
+    (alice.repo / "pkg").mkdir()
+    (alice.repo / "pkg" / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    start_server(alice, llm, name="pkg/mod.py")
+    status = alice.get("/lsp", params={"directory": str(alice.repo)}).json()
+    assert status == [{"id": "pyright", "name": "pyright", "root": "pkg", "status": "connected"}]
 
 
 def test_find_symbol_finds_a_function_by_name(alice, llm):
