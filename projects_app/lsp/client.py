@@ -132,7 +132,7 @@ class LanguageClient:
         await rpc.start_io(*launch.argv, cwd=launch.cwd, env=launch.env, start_new_session=True)
         # pygls pipes stderr and never reads it: drain it so a chatty server cannot block on a full pipe.
         asyncio.get_running_loop().create_task(self._drain_stderr())
-        result = await asyncio.wait_for(rpc.initialize_async(types.InitializeParams(
+        await asyncio.wait_for(rpc.initialize_async(types.InitializeParams(
             process_id=os.getpid(),
             root_uri=uri_of(self.root),
             root_path=self.root,
@@ -150,7 +150,6 @@ class LanguageClient:
                     publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)),
             ),
         )), INITIALIZE_TIMEOUT)
-        self._sync = result.capabilities.text_document_sync
         rpc.initialized(types.InitializedParams())
         if self.spec.initialization:
             rpc.workspace_did_change_configuration(

@@ -220,12 +220,15 @@ class LspManager:
         results = await asyncio.gather(*(one(e.client) for e in self._entries_of(context) if e.client.running))
         return [symbol for result in results for symbol in result]
 
-    async def dispose(self, user_id: int, directory: str) -> None:
-        """Stop the user's servers the instance at `directory` used or that run inside it; forget failures."""
-        keys = [key for key, entry in self._entries.items() if key[0] == user_id and (
-            directory in entry.directories or paths.is_within(key[1], directory))]
-        self._broken = {key for key in self._broken
-                        if not (key[0] == user_id and paths.is_within(key[1], directory))}
+    async def dispose(self, user_id: int, directory: str | None) -> None:
+        """Stop the user's servers the instance at `directory` used or that run inside it (all of the user's
+        servers for None), and forget their failures so the next edit tries again."""
+        def covered(key: Key, directories: set[str]) -> bool:
+            return key[0] == user_id and (directory is None or directory in directories
+                                          or paths.is_within(key[1], directory))
+
+        keys = [key for key, entry in self._entries.items() if covered(key, entry.directories)]
+        self._broken = {key for key in self._broken if not covered(key, set())}
         await self._stop(keys)
 
     def shutdown(self) -> None:

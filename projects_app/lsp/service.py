@@ -29,9 +29,11 @@ def symbol_search(*, context: RuntimeContext, query: str) -> list[dict]:
     return MANAGER.call(MANAGER.workspace_symbols(context, query), ANSWER_TIMEOUT)
 
 
-def lsp_dispose(*, user, directory: str) -> None:
+def lsp_dispose(*, user, directory: str | None) -> None:
+    """Stop the user's servers of the instance at `directory`; None: all of the user's (global.dispose)."""
     if MANAGER.started:
-        MANAGER.call(MANAGER.dispose(user.pk, os.path.realpath(directory)), ANSWER_TIMEOUT)
+        target = os.path.realpath(directory) if directory is not None else None
+        MANAGER.call(MANAGER.dispose(user.pk, target), ANSWER_TIMEOUT)
 
 
 async def edit_diagnostics(*, context: RuntimeContext, config: dict, files: list[str]) -> dict[str, list[dict]]:

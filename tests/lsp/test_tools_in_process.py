@@ -1,5 +1,5 @@
-"""apply_patch (the tool GPT-family models get instead of edit/write) reports the errors of the files it
-wrote. Run in-process, as the runner would, with the tool harness."""
+"""In-process, as the runner calls them: apply_patch (the tool GPT-family models get instead of edit/write)
+reports the errors of the files it wrote; disposing stops an instance's servers, or all of a user's."""
 import os
 
 import pytest
@@ -37,3 +37,19 @@ async def test_the_servers_an_instance_used_stop_when_it_is_disposed(ws):
     assert [(s["id"], s["root"], s["status"]) for s in status] == [("pyright", "", "connected")]
     await sync_to_async(lsp_dispose)(user=ws.user, directory=str(ws.repo))
     assert await sync_to_async(lsp_status)(context=ws.context) == []
+
+
+async def test_disposing_without_a_directory_stops_all_of_the_users_servers(ws):
+    from agentserver.context import context_for_directory
+    from projects_app.lsp.service import edit_diagnostics, lsp_dispose, lsp_status
+
+    (ws.root / "second").mkdir()
+    other = await sync_to_async(context_for_directory)(ws.user, str(ws.root / "second"))
+    await run_tool(ws, "write", {"filePath": str(ws.repo / "a.py"), "content": "x: int = 1\n"})
+    (ws.root / "second" / "b.py").write_text("y: int = 2\n")
+    await edit_diagnostics(context=other, config={}, files=[str(ws.root / "second" / "b.py")])
+    assert len(await sync_to_async(lsp_status)(context=ws.context)) == 1
+    assert len(await sync_to_async(lsp_status)(context=other)) == 1
+    await sync_to_async(lsp_dispose)(user=ws.user, directory=None)
+    assert await sync_to_async(lsp_status)(context=ws.context) == []
+    assert await sync_to_async(lsp_status)(context=other) == []
