@@ -34,9 +34,10 @@ CASES = {
 }
 
 
-def setup() -> tuple[object, Path]:
+def setup(wait: float) -> tuple[object, Path]:
     data = Path(tempfile.mkdtemp(prefix="lsp-bench-"))
     os.environ["AGENTSERVER_DATA_DIR"] = str(data)
+    os.environ["AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS"] = str(wait)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentserver.settings")
     import django
 
@@ -57,7 +58,7 @@ async def one_round(user, base: Path, name: str, case: tuple, edits: int) -> tup
 
     from agentserver.context import context_for_directory
     from projects_app.edit_feedback import after_edit
-    from projects_app.lsp.service import lsp_dispose
+    from projects_app.lsp.service import lsp_dispose, lsp_status
 
     filename, template, bad, good = case
     project = Path(tempfile.mkdtemp(dir=base))
@@ -72,9 +73,10 @@ async def one_round(user, base: Path, name: str, case: tuple, edits: int) -> tup
         return time.monotonic() - started, feedback.diagnostics
 
     cold, diagnostics = await edit(template.format(arg=bad))
-    if not diagnostics.get(path):
-        await sync_to_async(lsp_dispose)(user=user, directory=str(project))
+    if not await sync_to_async(lsp_status)(context=context):
         return None, []  # no server for this language here (not installed)
+    if not diagnostics.get(path):
+        print(f"warning: {name}: the cold edit came back without its diagnostics (timed out?)")
     warm = []
     for index in range(edits):
         seconds, diagnostics = await edit(template.format(arg=good if index % 2 == 0 else bad))
@@ -94,8 +96,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--edits", type=int, default=20, help="warm edits after each cold start")
     parser.add_argument("--repeat", type=int, default=3, help="cold starts (fresh servers) per language")
+    parser.add_argument("--wait", type=float, default=60.0,
+                        help="the longest wait for an edit's diagnostics (the server's default is 10 s)")
     args = parser.parse_args()
-    user, base = setup()
+    user, base = setup(args.wait)
     rows = []
     for name, case in CASES.items():
         colds, warms = [], []
