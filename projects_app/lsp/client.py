@@ -77,7 +77,7 @@ class LanguageClient:
     diagnostics: dict[str, list[dict]] = field(default_factory=dict)
     documents: dict[str, _Document] = field(default_factory=dict)
     last_used: float = field(default_factory=time.monotonic)
-    status: str = "connected"
+    busy: int = 0  # waits and requests in flight: an idle reaper leaves a busy server alone
     _published: dict[str, _Published] = field(default_factory=dict)
     _changed: asyncio.Condition | None = None
     _rpc: BaseLanguageClient | None = None
@@ -204,7 +204,14 @@ class LanguageClient:
         """True once the server published for this version of `path` (or, for servers that send no version,
         after `after`) and then kept quiet for DEBOUNCE; False at `timeout`."""
         deadline = time.monotonic() + timeout
+        self.busy += 1
+        try:
+            return await self._wait(path, version=version, after=after, deadline=deadline)
+        finally:
+            self.busy -= 1
+            self.last_used = time.monotonic()
 
+    async def _wait(self, path: str, *, version: int, after: float, deadline: float) -> bool:
         def fresh() -> _Published | None:
             hit = self._published.get(path)
             if hit is None:
@@ -229,8 +236,12 @@ class LanguageClient:
 
     async def workspace_symbols(self, query: str) -> list[dict]:
         self.last_used = time.monotonic()
-        found = await asyncio.wait_for(
-            self._rpc.workspace_symbol_async(types.WorkspaceSymbolParams(query=query)), REQUEST_TIMEOUT)
+        self.busy += 1
+        try:
+            found = await asyncio.wait_for(
+                self._rpc.workspace_symbol_async(types.WorkspaceSymbolParams(query=query)), REQUEST_TIMEOUT)
+        finally:
+            self.busy -= 1
         out = []
         for item in found or []:
             data = CONVERTER.unstructure(item)

@@ -117,6 +117,7 @@ class LspManager:
                 if entry is None:
                     continue
             entry.directories.add(context.directory)
+            entry.client.last_used = time.monotonic()
             found.append(entry.client)
         return found
 
@@ -138,6 +139,7 @@ class LspManager:
             self._broken.add(key)
             await client.shutdown()
             return None
+        client.last_used = time.monotonic()  # starting may have taken longer than the idle limit
         entry = _Entry(client=client, context=context, directories={context.directory})
         self._entries[key] = entry
         surplus = len(self._entries) - max(1, settings.LSP_MAX_SERVERS)
@@ -158,8 +160,8 @@ class LspManager:
             idle = settings.LSP_IDLE_SECONDS
             await asyncio.sleep(max(1.0, min(60.0, idle / 4)))
             now = time.monotonic()
-            stale = [key for key, entry in self._entries.items()
-                     if now - entry.client.last_used > idle or not entry.client.running]
+            stale = [key for key, entry in self._entries.items() if not entry.client.running
+                     or (not entry.client.busy and now - entry.client.last_used > idle)]
             if stale:
                 await self._stop(stale)
 
