@@ -1,10 +1,14 @@
 """instance.dispose: opencode drops a directory's instance state; here that is the event, which also
-closes the caller's /event streams for the directory (after they receive it). Nothing else is cached
-per directory (the git lookup cache is a few seconds old at most)."""
+closes the caller's /event streams for the directory (after they receive it), and stops the user's language
+servers that directory used. Nothing else is cached per directory (the git lookup cache is a few seconds old
+at most)."""
 from agentserver import events
 from agentserver.context import RuntimeContext
 
 
 def instance_dispose(*, context: RuntimeContext) -> bool:
+    from projects_app.lsp.service import lsp_dispose
+
+    lsp_dispose(user=context.user, directory=context.directory)
     events.publish_context("server.instance.disposed", {"directory": context.directory}, context)
     return True

@@ -161,6 +161,12 @@ EVENT_LOG_RETENTION = int(os.environ.get("AGENTSERVER_EVENT_LOG_RETENTION", "100
 SSE_QUEUE_SIZE = int(os.environ.get("AGENTSERVER_SSE_QUEUE_SIZE", "10000"))  # per stream; overflow → resync
 SSE_MAX_STREAMS_PER_USER = int(os.environ.get("AGENTSERVER_SSE_MAX_STREAMS_PER_USER", "200"))
 
+# Language servers: how long an edit waits for the file's diagnostics, and when an unused server is stopped.
+LSP_DIAGNOSTICS_WAIT_SECONDS = float(os.environ.get("AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS", "10"))
+LSP_IDLE_SECONDS = float(os.environ.get("AGENTSERVER_LSP_IDLE_SECONDS", "600"))
+# Servers one worker keeps at most (a language server takes hundreds of MB); the least recently used goes first.
+LSP_MAX_SERVERS = int(os.environ.get("AGENTSERVER_LSP_MAX_SERVERS", "8"))
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "auth_app.authentication.ApiTokenAuthentication",

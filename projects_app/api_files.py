@@ -9,6 +9,7 @@ from agentserver import context as runtime
 from agentserver.api import ApiView, V2RequestView, parse, parse_query
 from projects_app import environment, files, tui
 from projects_app.api_workspaces import StrictCharField
+from projects_app.lsp.service import symbol_search
 
 
 class LocatedView(V2RequestView):
@@ -64,6 +65,10 @@ class FindFileQuery(serializers.Serializer):
     type = serializers.ChoiceField(choices=["file", "directory"], required=False)
     limit = serializers.IntegerField(min_value=1, max_value=files.SEARCH_LIMIT_MAX, required=False,
                                      default=files.SEARCH_LIMIT_DEFAULT)
+
+
+class FindSymbolQuery(serializers.Serializer):
+    query = serializers.CharField(max_length=1000, allow_blank=True, trim_whitespace=False)
 
 
 class FindTextQuery(serializers.Serializer):
@@ -235,10 +240,8 @@ class FindSymbolView(ApiView):
     operation_ids = {"GET": "find.symbols"}
 
     def get(self, request):
-        parse_query(FindFileQuery, request)
-        self.context(request)
-        # Workspace symbols come from language servers, and this server runs none (see lsp.status).
-        return Response([])
+        query = parse_query(FindSymbolQuery, request)
+        return Response(symbol_search(context=self.context(request), query=query["query"]))
 
 
 class VcsStatusView(ApiView):

@@ -79,22 +79,17 @@ def project_workspace_status(*, context) -> list[dict]:
 
 
 def formatter_status(*, context) -> list[dict]:
-    """The formatters the config names. The server runs no formatter after edits, so none is enabled."""
-    configured = effective_config(context).get("formatter")
-    if not isinstance(configured, dict):
-        return []
-    return [{"name": name, "extensions": [e for e in (spec.get("extensions") or []) if isinstance(e, str)],
-             "enabled": False}
-            for name, spec in configured.items() if isinstance(spec, dict)]
+    """The directory's formatters (built-in and configured) and whether each would run after an edit."""
+    from projects_app import formatters
+
+    return formatters.formatter_status(context=context, config=effective_config(context))
 
 
 def lsp_status(*, context) -> list[dict]:
-    """The LSP servers the config names, each "disabled": the server starts no language servers."""
-    configured = effective_config(context).get("lsp")
-    if not isinstance(configured, dict):
-        return []
-    return [{"id": name, "name": name, "root": context.boundary, "status": "disabled"}
-            for name, spec in configured.items() if isinstance(spec, dict)]
+    """The language servers this directory's edits started, with their root and state."""
+    from projects_app.lsp.service import lsp_status as running
+
+    return running(context=context)
 
 
 def references(*, context) -> list[dict]:

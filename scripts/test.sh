@@ -16,5 +16,12 @@ if { ! ls .tools/node_modules/opencode-linux-*/bin/opencode || [ ! -e .tools/nod
 fi
 # The import contracts (.importlinter): a new cycle or an upward import fails the run before any test.
 .venv/bin/lint-imports --no-cache
+# The TypeScript language server (tests/lsp checks it when present, and skips otherwise); Node >= 20.
+if { [ ! -e .tools/node_modules/typescript-language-server/lib/cli.mjs ] \
+    || [ ! -e .tools/node_modules/typescript/lib/tsserver.js ]; } && command -v npm >/dev/null 2>&1; then
+  npm install --prefix .tools --no-audit --no-fund --loglevel=error typescript-language-server@5.3.0 \
+    typescript@5.9.3 >/dev/null \
+    || echo "warning: could not install typescript-language-server; its test will be skipped"
+fi
 # Two processes (one per core), each with its own daphne server and test database; files stay together.
 exec .venv/bin/python -m pytest -n "${TEST_WORKERS:-2}" --dist loadfile "$@"

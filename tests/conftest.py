@@ -87,6 +87,8 @@ def start_server(env_overrides: dict | None = None, *, log_dir: Path) -> LiveSer
         # `sys.executable tests/fakes/...` as users' programs (MCP servers, PTY commands).
         AGENTSERVER_SANDBOX_EXPOSE=",".join([sys.prefix, os.path.realpath(sys.base_prefix),
                                              str(ROOT / "tests" / "fakes")]),
+        # A language server's first analysis on a loaded CI machine can take longer than the default wait.
+        AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS="60",
     )
     env.update(env_overrides or {})
     log_path = log_dir / f"daphne-{port}.log"

@@ -14,6 +14,8 @@ if "GIT_CONFIG_COUNT" not in os.environ:
 os.environ.setdefault("AGENTSERVER_SANDBOX_EXPOSE", ",".join([
     sys.prefix, os.path.realpath(sys.base_prefix),
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes")]))
+# As for the test daphne (tests/conftest.py): a cold language server on a loaded machine may need longer.
+os.environ.setdefault("AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS", "60")
 
 from agentserver.settings import *  # noqa: E402,F401,F403
 from agentserver.settings import DATA_DIR, DATABASES  # noqa: E402

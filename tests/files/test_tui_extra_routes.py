@@ -105,20 +105,24 @@ def test_integration_shows_a_saved_account_as_a_connection(alice):
     assert "sk-test" not in str(data["openai"])
 
 
-def test_formatter_and_lsp_are_empty_without_config(alice):
-    assert alice.get("/formatter").json() == []
+def test_lsp_lists_no_server_before_an_edit_and_formatter_lists_the_built_in_ones(alice):
     assert alice.get("/lsp").json() == []
-    assert alice.get("/api/formatter", params=params(alice)).json()["data"] == []
     assert alice.get("/api/lsp", params=params(alice)).json()["data"] == []
+    formatters = {item["name"]: item for item in alice.get("/formatter").json()}
+    assert {"ruff", "prettier", "gofmt", "rustfmt", "clang-format"} <= set(formatters)
+    assert formatters["ruff"] == {"name": "ruff", "extensions": [".py", ".pyi"], "enabled": False}  # no ruff config
+    assert alice.get("/api/formatter", params=params(alice)).json()["data"] == alice.get(
+        "/formatter", params=params(alice)).json()
 
 
-def test_formatter_and_lsp_report_configured_entries_honestly(alice):
+def test_configured_formatters_are_enabled_and_configured_servers_wait_for_an_edit(alice):
     configure(alice, {"formatter": {"ruff": {"command": ["ruff", "format", "$FILE"], "extensions": [".py"]}},
                       "lsp": {"pyright": {"command": ["pyright-langserver", "--stdio"], "extensions": [".py"]}}})
-    assert alice.get("/formatter", params=params(alice)).json() == \
-        [{"name": "ruff", "extensions": [".py"], "enabled": False}]
-    assert alice.get("/api/lsp", params=params(alice)).json()["data"] == \
-        [{"id": "pyright", "name": "pyright", "root": str(alice.repo), "status": "disabled"}]
+    formatters = {item["name"]: item for item in alice.get("/formatter", params=params(alice)).json()}
+    assert formatters["ruff"] == {"name": "ruff", "extensions": [".py"], "enabled": True}
+    assert alice.get("/api/lsp", params=params(alice)).json()["data"] == []
+    configure(alice, {"formatter": False, "lsp": False})
+    assert alice.get("/formatter", params=params(alice)).json() == []
 
 
 def test_anonymous_callers_get_401_on_the_extra_routes(anon):

@@ -6,6 +6,7 @@ import asyncio
 import os
 from dataclasses import dataclass, field
 
+from projects_app.edit_feedback import after_edit
 from sessions_app.runtime.tools import diffs
 from sessions_app.runtime.tools.base import (Tool, ToolContext, ToolError, ToolResult, confine, publish,
                                              relative_title, require_str, schema)
@@ -206,5 +207,8 @@ class ApplyPatchTool(Tool):
             files.append(final)
             summary.append(f"{letter} {relative_title(ctx, final)}")
             await publish(ctx, "file.edited", {"file": final})
-        return ToolResult(output="Success. Updated the following files:\n" + "\n".join(summary),
-                          title=", ".join(titles), metadata={"diff": diff, "files": files})
+        written = [file for file, (letter, *_) in zip(files, planned) if letter != "D"]
+        checked = await after_edit(context=ctx.context, config=await ctx.get_config(), files=written)
+        return ToolResult(output="Success. Updated the following files:\n" + "\n".join(summary) + checked.output,
+                          title=", ".join(titles),
+                          metadata={"diff": diff, "files": files, "diagnostics": checked.diagnostics})

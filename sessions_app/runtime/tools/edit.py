@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import os
 
+from projects_app.edit_feedback import after_edit
 from sessions_app.runtime.tools import diffs, filetime
 from sessions_app.runtime.tools.base import (Tool, ToolContext, ToolError, ToolResult, confine, publish,
                                              relative_title, require_str, schema)
@@ -91,5 +92,7 @@ class EditTool(Tool):
         await asyncio.to_thread(write_text, path, after)
         await publish(ctx, "file.edited", {"file": path})
         filediff = diffs.filediff(path, before, after)
-        return ToolResult(output="Edit applied successfully.", title=title,
-                          metadata={"diagnostics": {}, "diff": diff, "filediff": filediff, "filepath": path})
+        checked = await after_edit(context=ctx.context, config=await ctx.get_config(), files=[path])
+        return ToolResult(output="Edit applied successfully." + checked.output, title=title,
+                          metadata={"diagnostics": checked.diagnostics, "diff": diff, "filediff": filediff,
+                                    "filepath": path})

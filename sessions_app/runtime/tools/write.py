@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import os
 
+from projects_app.edit_feedback import after_edit
 from sessions_app.runtime.tools import diffs, filetime
 from sessions_app.runtime.tools.base import (Tool, ToolContext, ToolError, ToolResult, confine, publish,
                                              relative_title, require_str, schema)
@@ -56,5 +57,7 @@ class WriteTool(Tool):
         await ctx.ask("edit", [title], metadata={"filepath": path, "diff": diff}, always=["*"])
         await asyncio.to_thread(write_text, path, content)
         await publish(ctx, "file.edited", {"file": path})
-        return ToolResult(output="Wrote file successfully.", title=title,
-                          metadata={"diagnostics": {}, "filepath": path, "exists": exists})
+        checked = await after_edit(context=ctx.context, config=await ctx.get_config(), files=[path],
+                                   other_files=True)
+        return ToolResult(output="Wrote file successfully." + checked.output, title=title,
+                          metadata={"diagnostics": checked.diagnostics, "filepath": path, "exists": exists})
