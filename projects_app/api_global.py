@@ -5,7 +5,7 @@ import logging
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, parse
+from agentserver.api import ApiView, StrictCharField, parse
 from agentserver.errors import BadRequest
 from agentserver.instance import global_dispose
 from projects_app.config import global_config_get, global_config_update, redact
@@ -36,9 +36,9 @@ class GlobalDisposeView(ApiView):
 
 
 class LogBody(serializers.Serializer):
-    service = serializers.CharField(max_length=200)
+    service = StrictCharField(max_length=200)
     level = serializers.ChoiceField(choices=list(LOG_LEVELS))
-    message = serializers.CharField(max_length=100_000, allow_blank=True)
+    message = StrictCharField(max_length=100_000, allow_blank=True)
     extra = serializers.DictField(required=False)
 
 

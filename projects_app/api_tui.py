@@ -2,7 +2,7 @@
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, id_param, parse
+from agentserver.api import ApiView, StrictCharField, id_param, parse
 from agentserver.errors import BadRequest
 from projects_app import tui_control
 from sessions_app.selectors import session_get
@@ -11,22 +11,22 @@ TOAST_VARIANTS = ("info", "success", "warning", "error")
 
 
 class TextBody(serializers.Serializer):
-    text = serializers.CharField(allow_blank=True, max_length=1_000_000)
+    text = StrictCharField(allow_blank=True, max_length=1_000_000)
 
 
 class CommandBody(serializers.Serializer):
-    command = serializers.CharField(max_length=200)
+    command = StrictCharField(max_length=200)
 
 
 class ToastBody(serializers.Serializer):
-    title = serializers.CharField(required=False, allow_blank=True, max_length=1000)
-    message = serializers.CharField(allow_blank=True, max_length=10_000)
+    title = StrictCharField(required=False, allow_blank=True, max_length=1000)
+    message = StrictCharField(allow_blank=True, max_length=10_000)
     variant = serializers.ChoiceField(choices=TOAST_VARIANTS)
     duration = serializers.IntegerField(required=False, min_value=1)
 
 
 class SessionBody(serializers.Serializer):
-    sessionID = serializers.CharField(max_length=64)
+    sessionID = StrictCharField(max_length=64)
 
 
 class PublishBody(serializers.Serializer):

@@ -2,17 +2,17 @@
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, parse
+from agentserver.api import ApiView, StrictCharField, parse
 from projects_app import worktrees
 
 
 class WorktreeCreateBody(serializers.Serializer):
-    name = serializers.CharField(required=False, max_length=100)
-    startCommand = serializers.CharField(required=False, max_length=10_000)
+    name = StrictCharField(required=False, max_length=100)
+    startCommand = StrictCharField(required=False, max_length=10_000)
 
 
 class WorktreeDirectoryBody(serializers.Serializer):
-    directory = serializers.CharField(max_length=4096)
+    directory = StrictCharField(max_length=4096)
 
 
 class WorktreeView(ApiView):
