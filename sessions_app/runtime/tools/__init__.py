@@ -47,6 +47,16 @@ def register_dynamic(provider: Callable) -> None:
         DYNAMIC.append(provider)
 
 
+def _websearch(context, config: dict | None = None) -> list[Tool]:
+    from sessions_app.runtime.tools import websearch
+
+    return websearch.configured_tools(context, config)
+
+
+# websearch exists only where a search backend is configured, so it is a dynamic tool too.
+register_dynamic(_websearch)
+
+
 def dynamic_tools(context, config: dict | None = None) -> list[Tool]:
     if context is None:
         return []
