@@ -84,7 +84,7 @@ def test_the_spec_spelling_response_answers_a_question(alice):
     assert ok.status_code == 200, ok.text
     waiter.join()
     row = Question.objects.get(id=question.id)
-    assert (row.status, row.answers) == ("replied", [["Blue"]])
+    assert row.status in ("replied", "used") and row.answers == [["Blue"]]
 
 
 def test_the_spec_spelling_response_object_and_1_18_answers_both_answer_a_question(alice):
@@ -94,7 +94,8 @@ def test_the_spec_spelling_response_object_and_1_18_answers_both_answer_a_questi
         question = wait_pending(Question, session)[0]
         assert alice.post(f"/api/question/{question.id}/reply", json=body).status_code == 200
         waiter.join()
-        assert Question.objects.get(id=question.id).status == "replied"
+        row = Question.objects.get(id=question.id)
+        assert row.status in ("replied", "used") and row.answers == [["Red"]]
 
 
 def test_session_active_lists_running_sessions_only(alice, bob):
