@@ -49,8 +49,10 @@ class LogView(ApiView):
 
     def post(self, request):
         body = parse(LogBody, request.data)
-        client_log.log(LOG_LEVELS[body["level"]], "[%s] %s: %s%s", request.user.get_username(), body["service"],
-                       body["message"], f" {body['extra']!r}" if body.get("extra") else "")
+        # One line per entry: a client's newlines must not forge further lines of the server's log.
+        message = body["message"].replace("\r", "\\r").replace("\n", "\\n")
+        client_log.log(LOG_LEVELS[body["level"]], "[%s] %s: %s%s", request.user.get_username(),
+                       body["service"].replace("\n", " "), message, f" {body['extra']!r}" if body.get("extra") else "")
         return Response(True)
 
 

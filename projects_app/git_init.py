@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from agentserver import events, sandbox
 from agentserver.context import RuntimeContext, context_for_directory, forget_git_info
-from agentserver.errors import ApiError
+from agentserver.errors import BadRequest
 from projects_app.models import Project
 from projects_app.projects import project_wire
 
 
-class GitInitFailed(ApiError):
-    status = 500
+class GitInitFailed(BadRequest):
     name = "ProjectInitGitError"
 
 

@@ -25,8 +25,11 @@ def _set_enabled(context, name: str, enabled: bool) -> None:
     server = registry.server_get(context, name)
     if server.source == "runtime" and server.config is not None:
         with transaction.atomic():
-            McpServer.objects.filter(owner=context.user, project_id=context.project_id, name=name).update(
-                ciphertext=crypto.encrypt_json({**server.config, "enabled": enabled}))
+            # The stored config, not the resolved one (whose cwd is already made absolute).
+            row = McpServer.objects.select_for_update().get(owner=context.user, project_id=context.project_id,
+                                                             name=name)
+            row.ciphertext = crypto.encrypt_json({**crypto.decrypt_json(row.ciphertext), "enabled": enabled})
+            row.save(update_fields=["ciphertext"])
     else:
         config_override_merge(context=context, patch={"mcp": {name: {"enabled": enabled}}})
     registry.forget_connections(context, name)

@@ -86,7 +86,8 @@ def test_selecting_an_unknown_or_foreign_session_is_404_and_sends_nothing(alice,
     session = create_session(alice)
     assert bob.post("/tui/select-session", json={"sessionID": session["id"]}).status_code == 404
     assert alice.post("/tui/select-session", json={"sessionID": ids.ascending("ses")}).status_code == 404
-    published = bob.post("/tui/publish", json={"type": "tui.session.select", "properties": {"sessionID": session["id"]}})
+    published = bob.post("/tui/publish", json={"type": "tui.session.select",
+                                               "properties": {"sessionID": session["id"]}})
     assert published.status_code == 404
     assert not TuiControlRequest.objects.exists()
 
