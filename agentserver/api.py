@@ -72,3 +72,12 @@ class IdField(serializers.CharField):
 
 def ok(data=True, status: int = 200, headers: dict | None = None) -> Response:
     return Response(data, status=status, headers=headers)
+
+
+class StrictCharField(serializers.CharField):
+    """A JSON string only: DRF's CharField would quietly turn 5 into "5"."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            raise serializers.ValidationError("must be a string")
+        return super().to_internal_value(data)

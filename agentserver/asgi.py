@@ -13,10 +13,12 @@ sandbox.check_at_startup()
 
 from auth_app.websocket import WebSocketAuthMiddleware, WebSocketOriginValidator  # noqa: E402
 from pty_app.routing import websocket_urlpatterns  # noqa: E402
+from pty_app.tickets import websocket_ticket_user  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": WebSocketOriginValidator(WebSocketAuthMiddleware(URLRouter(websocket_urlpatterns))),
+        "websocket": WebSocketOriginValidator(WebSocketAuthMiddleware(URLRouter(websocket_urlpatterns),
+                                                                      ticket_user=websocket_ticket_user)),
     }
 )

@@ -100,6 +100,13 @@ def git_info(directory: str, *, user) -> tuple[str, str, str | None]:
     return info
 
 
+def forget_git_info(directory: str) -> None:
+    """Drop the cached lookups at and below `directory` (after `git init` made it a repository)."""
+    with _git_lock:
+        for key in [k for k in _git_cache if k == directory or k.startswith(directory.rstrip("/") + "/")]:
+            del _git_cache[key]
+
+
 def default_directory(user) -> str:
     from auth_app.tokens import roots_of
 

@@ -12,3 +12,10 @@ def instance_dispose(*, context: RuntimeContext) -> bool:
     lsp_dispose(user=context.user, directory=context.directory)
     events.publish_context("server.instance.disposed", {"directory": context.directory}, context)
     return True
+
+
+def global_dispose(*, user) -> bool:
+    """global.dispose: opencode drops every instance; here each of the caller's clients hears it on
+    /global/event as `{directory: "global", payload: {type: "global.disposed"}}` and reloads its state."""
+    events.publish("global.disposed", {}, owner_id=user.pk, directory="global")
+    return True

@@ -160,6 +160,10 @@ SSE_HEARTBEAT_SECONDS = float(os.environ.get("AGENTSERVER_SSE_HEARTBEAT_SECONDS"
 EVENT_LOG_RETENTION = int(os.environ.get("AGENTSERVER_EVENT_LOG_RETENTION", "100000"))
 SSE_QUEUE_SIZE = int(os.environ.get("AGENTSERVER_SSE_QUEUE_SIZE", "10000"))  # per stream; overflow → resync
 SSE_MAX_STREAMS_PER_USER = int(os.environ.get("AGENTSERVER_SSE_MAX_STREAMS_PER_USER", "200"))
+# The operator's SearXNG-compatible search endpoint for the websearch tool (any address, loopback included).
+WEBSEARCH_URL = os.environ.get("AGENTSERVER_WEBSEARCH_URL", "")
+# How long GET /tui/control/next waits for a request before answering 204 (each wait holds a worker thread).
+TUI_CONTROL_WAIT_SECONDS = float(os.environ.get("AGENTSERVER_TUI_CONTROL_WAIT_SECONDS", "25"))
 
 # Language servers: how long an edit waits for the file's diagnostics, and when an unused server is stopped.
 LSP_DIAGNOSTICS_WAIT_SECONDS = float(os.environ.get("AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS", "10"))

@@ -231,3 +231,37 @@ def rotate_all() -> tuple[int, int]:
             account.save(update_fields=["ciphertext"])
             rotated += 1
     return rotated, failed
+
+
+# ---- opencode's auth.set / auth.remove (PUT/DELETE /auth/{providerID}) ------------------------------------
+
+def _provider_id(value) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > 255 or any(c in value for c in "/\\\x00"):
+        raise BadRequest(f"Invalid provider id: {value!r}", kind="Params",
+                         issues=[{"path": ["providerID"], "message": "expected a provider id"}])
+    return value
+
+
+@transaction.atomic
+def provider_auth_set(*, user, provider_id: str, credential) -> AuthAccount:
+    """The TUI's "connect a provider": the credential becomes the user's active account for the provider,
+    replacing the active one's credential (opencode keeps one credential per provider) or creating it."""
+    provider_id = _provider_id(provider_id)
+    clean = normalize_credential(credential)
+    current = AuthAccount.objects.select_for_update().filter(owner=user, service_id=provider_id, active=True).first()
+    if current is None:
+        return account_create(user=user, service_id=provider_id, credential=clean, active=True,
+                              description="connected from an opencode client")
+    return account_update(user=user, account_id=current.id, credential=clean)
+
+
+@transaction.atomic
+def provider_auth_remove(*, user, provider_id: str) -> bool:
+    """Disconnect a provider: every saved account of the user for it goes."""
+    provider_id = _provider_id(provider_id)
+    rows = list(AuthAccount.objects.select_for_update().filter(owner=user, service_id=provider_id))
+    if not rows:
+        raise NotFound(f"No credentials stored for provider: {provider_id}")
+    for account in rows:
+        account_delete(user=user, account_id=account.id)
+    return True

@@ -76,3 +76,16 @@ class AuthActivateView(ApiView):
     def post(self, request, accountID: str):
         account = accounts.account_activate(user=request.user, account_id=id_param(accountID, "acc", "account"))
         return Response(accounts.account_wire(account))
+
+
+# ---- opencode's PUT/DELETE /auth/{providerID} (original mount): the TUI's "connect a provider" -------------
+
+class ProviderAuthView(ApiView):
+    operation_ids = {"PUT": "auth.set", "DELETE": "auth.remove"}
+
+    def put(self, request, providerID: str):
+        accounts.provider_auth_set(user=request.user, provider_id=providerID, credential=request.data)
+        return Response(True)
+
+    def delete(self, request, providerID: str):
+        return Response(accounts.provider_auth_remove(user=request.user, provider_id=providerID))

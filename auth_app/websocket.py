@@ -57,12 +57,22 @@ def _token_for(authorization: str, query_string: str):
 
 
 class WebSocketAuthMiddleware:
-    def __init__(self, app):
+    """`ticket_user(scope)`: an async resolver of a one-time ticket for clients that cannot send credentials
+    (pty.connectToken); consulted only when the request carries no credentials at all."""
+
+    def __init__(self, app, ticket_user=None):
         self.app = app
+        self.ticket_user = ticket_user
 
     async def __call__(self, scope, receive, send):
-        token = await _token_for(_header(scope, b"authorization"), scope.get("query_string", b"").decode("latin-1"))
-        if token is None:
+        authorization = _header(scope, b"authorization")
+        query_string = scope.get("query_string", b"").decode("latin-1")
+        token = await _token_for(authorization, query_string)
+        if token is not None:
+            return await self.app(dict(scope, user=token.user, api_token_id=token.id), receive, send)
+        user = None
+        if self.ticket_user is not None and not authorization and "auth_token=" not in query_string:
+            user = await self.ticket_user(scope)
+        if user is None:
             return await refuse(receive, send, CLOSE_UNAUTHENTICATED)
-        scope = dict(scope, user=token.user, api_token_id=token.id)
-        return await self.app(scope, receive, send)
+        return await self.app(dict(scope, user=user, api_token_id=None), receive, send)

@@ -139,7 +139,7 @@ def user_layer(user) -> dict:
     from projects_app.models import UserConfig
 
     data = UserConfig.objects.filter(user=user).values_list("data", flat=True).first()
-    return data if isinstance(data, dict) else {}
+    return reveal_secrets(data) if isinstance(data, dict) else {}
 
 
 def project_layer(context) -> dict:
@@ -241,3 +241,38 @@ def config_update(*, context, patch) -> dict:
         project.config = merge_patch(project.config if isinstance(project.config, dict) else {}, seal_secrets(patch))
         project.save(update_fields=["config"])
     return effective_config(context)
+
+
+def config_override_merge(*, context, patch: dict) -> None:
+    """Merge a patch the server itself builds (e.g. `{mcp: {name: {enabled: false}}}`, a partial entry the
+    Config schema would refuse alone) into the user's overrides for the context's project."""
+    from projects_app.models import Project
+
+    with transaction.atomic():
+        project = Project.objects.select_for_update().get(pk=context.project().pk)
+        project.config = merge_patch(project.config if isinstance(project.config, dict) else {}, seal_secrets(patch))
+        project.save(update_fields=["config"])
+
+
+def _raise_issues(issues: list) -> None:
+    if issues:
+        message = "; ".join(f"{'.'.join(str(p) for p in i['path']) or 'body'}: {i['message']}" for i in issues)
+        raise BadRequest(message, kind="Body", issues=issues)
+
+
+def global_config_get(*, user) -> dict:
+    """The user's global layer over the defaults (global.config.get): what ~/.config/opencode holds in opencode.
+    Contains secrets: use `redact()` before it leaves the server."""
+    return deep_merge(defaults(user), user_layer(user))
+
+
+def global_config_update(*, user, patch) -> dict:
+    """Merge `patch` into the user's global layer (global.config.update); every project of theirs sees it."""
+    from projects_app.models import UserConfig
+
+    _raise_issues(validate_config(patch))
+    with transaction.atomic():
+        row, _ = UserConfig.objects.select_for_update().get_or_create(user=user)
+        row.data = merge_patch(row.data if isinstance(row.data, dict) else {}, seal_secrets(patch))
+        row.save(update_fields=["data"])
+    return global_config_get(user=user)

@@ -1,6 +1,7 @@
 """Routes of projects_app: `original` at the root, `v2` under /api."""
 from django.urls import path
 
+from projects_app import api_global, api_worktree
 from projects_app.api import config as config_views
 from projects_app.api import environment as environment_views
 from projects_app.api import projects as project_views
@@ -8,6 +9,12 @@ from projects_app.api import projects as project_views
 original: list = [
     path("project", project_views.ProjectListView.as_view(), name="project.list"),
     path("project/current", project_views.ProjectCurrentView.as_view(), name="project.current"),
+    path("project/git/init", api_global.ProjectInitGitView.as_view(), name="project.initGit"),
+    path("global/config", api_global.GlobalConfigView.as_view(), name="global.config.get"),
+    path("global/dispose", api_global.GlobalDisposeView.as_view(), name="global.dispose"),
+    path("log", api_global.LogView.as_view(), name="app.log"),
+    path("experimental/worktree", api_worktree.WorktreeView.as_view(), name="worktree.list"),
+    path("experimental/worktree/reset", api_worktree.WorktreeResetView.as_view(), name="worktree.reset"),
     path("project/<str:projectID>", project_views.ProjectUpdateView.as_view(), name="project.update"),
     path("path", environment_views.PathView.as_view(), name="path.get"),
     path("vcs", environment_views.VcsView.as_view(), name="vcs.get"),
@@ -70,4 +77,23 @@ v2 += [
     path("location", files_views.LocationView.as_view(), name="location.get"),
     path("reference", files_views.ReferenceView.as_view(), name="reference.list"),
     path("integration", files_views.IntegrationView.as_view(), name="integration.list"),
+]
+
+# /tui/* control routes (projects_app/tui_control.py: events for the caller's TUIs + their control queue).
+from projects_app import api_tui  # noqa: E402
+
+original += [
+    path("tui/append-prompt", api_tui.AppendPromptView.as_view(), name="tui.appendPrompt"),
+    path("tui/open-help", api_tui.OpenHelpView.as_view(), name="tui.openHelp"),
+    path("tui/open-sessions", api_tui.OpenSessionsView.as_view(), name="tui.openSessions"),
+    path("tui/open-themes", api_tui.OpenThemesView.as_view(), name="tui.openThemes"),
+    path("tui/open-models", api_tui.OpenModelsView.as_view(), name="tui.openModels"),
+    path("tui/submit-prompt", api_tui.SubmitPromptView.as_view(), name="tui.submitPrompt"),
+    path("tui/clear-prompt", api_tui.ClearPromptView.as_view(), name="tui.clearPrompt"),
+    path("tui/execute-command", api_tui.ExecuteCommandView.as_view(), name="tui.executeCommand"),
+    path("tui/show-toast", api_tui.ShowToastView.as_view(), name="tui.showToast"),
+    path("tui/publish", api_tui.PublishView.as_view(), name="tui.publish"),
+    path("tui/select-session", api_tui.SelectSessionView.as_view(), name="tui.selectSession"),
+    path("tui/control/next", api_tui.ControlNextView.as_view(), name="tui.control.next"),
+    path("tui/control/response", api_tui.ControlResponseView.as_view(), name="tui.control.response"),
 ]

@@ -97,7 +97,7 @@ def _project_for(user, directory: str) -> Project:
     return project
 
 
-def _slug(name: str) -> str:
+def worktree_slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:60] or f"wt-{secrets.token_hex(3)}"
 
 
@@ -172,7 +172,7 @@ def workspace_create(*, user, type: str, project_id: str | None = None, name: st
     if project.vcs != "git" or not os.path.isdir(project.worktree):
         raise WorkspaceCreateError(f"Project {project.project_id} is not a git repository on this server")
     repo = paths.confine(project.worktree, roots_of(user))
-    slug = _slug(name or f"wt-{secrets.token_hex(3)}")
+    slug = worktree_slug(name or f"wt-{secrets.token_hex(3)}")
     branch = branch or f"workspace/{slug}"
     if not git.valid_branch_name(repo, branch):
         raise BadRequest(f"Invalid branch name: {branch}", issues=[{"path": ["branch"], "message": "invalid"}])

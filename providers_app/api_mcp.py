@@ -3,7 +3,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import ApiView, V2RequestView, parse, parse_query
-from providers_app.mcp import configs, oauth, registry
+from providers_app.mcp import configs, oauth, registry, switch
 
 
 def _name(value: str) -> str:
@@ -134,3 +134,24 @@ class McpAuthCallbackView(ApiView):
     def post(self, request, name: str):
         data = parse(CallbackInput, request.data)
         return Response(oauth.oauth_callback(context=self.context(request), name=_name(name), code=data["code"]))
+
+
+class McpConnectView(ApiView):
+    operation_ids = {"POST": "mcp.connect"}
+
+    def post(self, request, name: str):
+        return Response(switch.mcp_connect(context=self.context(request), name=_name(name)))
+
+
+class McpDisconnectView(ApiView):
+    operation_ids = {"POST": "mcp.disconnect"}
+
+    def post(self, request, name: str):
+        return Response(switch.mcp_disconnect(context=self.context(request), name=_name(name)))
+
+
+class McpAuthenticateView(ApiView):
+    operation_ids = {"POST": "mcp.auth.authenticate"}
+
+    def post(self, request, name: str):
+        return Response(switch.mcp_authenticate(context=self.context(request), name=_name(name)))

@@ -28,6 +28,9 @@ original += [
     path("mcp", api_mcp.McpStatusView.as_view(), name="mcp.status"),
     path("mcp/<str:name>/auth", api_mcp.McpAuthView.as_view(), name="mcp.auth.start"),
     path("mcp/<str:name>/auth/callback", api_mcp.McpAuthCallbackView.as_view(), name="mcp.auth.callback"),
+    path("mcp/<str:name>/auth/authenticate", api_mcp.McpAuthenticateView.as_view(), name="mcp.auth.authenticate"),
+    path("mcp/<str:name>/connect", api_mcp.McpConnectView.as_view(), name="mcp.connect"),
+    path("mcp/<str:name>/disconnect", api_mcp.McpDisconnectView.as_view(), name="mcp.disconnect"),
 ]
 v2 += [
     path("mcp/server", api_mcp.V2ServerView.as_view(), name="mcp.server.list"),

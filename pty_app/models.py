@@ -40,3 +40,16 @@ class Pty(models.Model):
 
     def __str__(self) -> str:
         return f"{self.id} ({self.title})"
+
+
+class PtyTicket(models.Model):
+    """A short-lived, single-use ticket that lets a WebSocket client that cannot send credentials (a browser)
+    connect to one PTY as its owner (`?ticket=`). Only a hash is stored; using it deletes the row."""
+
+    key_hash = models.CharField(primary_key=True, max_length=64)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pty_tickets")
+    pty_id = models.CharField(max_length=40)
+    expires_at = models.BigIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["expires_at"])]

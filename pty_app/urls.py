@@ -8,6 +8,7 @@ original: list = [
     path("pty/shells", views.PtyShellsView.as_view(), name="pty.shells"),
     path("pty/<str:ptyID>", views.PtyItemView.as_view(), name="pty.get"),
     path("pty/<str:ptyID>/connect", views.PtyConnectView.as_view(), name="pty.connect"),
+    path("pty/<str:ptyID>/connect-token", views.PtyConnectTokenView.as_view(), name="pty.connectToken"),
 ]
 v2: list = [
     path("pty", views.V2PtyCollectionView.as_view(), name="pty.list"),

@@ -4,7 +4,7 @@ from rest_framework.response import Response
 
 from agentserver.api import ApiView, V2RequestView, id_param, parse
 from agentserver.errors import BadRequest
-from pty_app import selectors, services
+from pty_app import selectors, services, tickets
 from pty_app.serializers import PtyCreateInput, PtyUpdateInput, V2PtyCreateInput, V2PtyUpdateInput
 from pty_app.wire import pty_wire
 
@@ -97,3 +97,12 @@ class V2PtyItemView(V2RequestView):
     def delete(self, request, ptyID):
         services.pty_remove(user=request.user, pty_id=_pty_id(ptyID))
         return Response(status=204)
+
+
+class PtyConnectTokenView(ApiView):
+    """A one-time ticket for the WebSocket connect of clients that cannot send credentials (browsers)."""
+
+    operation_ids = {"POST": "pty.connectToken"}
+
+    def post(self, request, ptyID):
+        return Response(tickets.ticket_create(user=request.user, pty_id=_pty_id(ptyID)))

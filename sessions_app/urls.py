@@ -5,10 +5,12 @@ helpers add theirs in the marked section below. Two operations on one URL (e.g. 
 POST session.prompt on /session/{id}/message) share a pattern through `combine(ViewA, ViewB)`."""
 from django.urls import path
 
+from sessions_app.api import message_edit_views
 from sessions_app.api import original as o
 from sessions_app.api import share
 from sessions_app.api import v2
-from sessions_app.api.routing import combine  # noqa: F401 — for the sections below
+from sessions_app.api import v2_requests_views
+from sessions_app.api.routing import combine
 
 # ---- (1) session store -------------------------------------------------------------------------
 original: list = [
@@ -21,7 +23,10 @@ original: list = [
     path("session/<str:sessionID>/share", o.SessionShareView.as_view(), name="session.share"),
     # POST on this URL is session.prompt (runner): replace with combine(o.SessionMessagesView, PromptView).
     path("session/<str:sessionID>/message", o.SessionMessagesView.as_view(), name="session.messages"),
-    path("session/<str:sessionID>/message/<str:messageID>", o.SessionMessageView.as_view(), name="session.message"),
+    path("session/<str:sessionID>/message/<str:messageID>",
+         combine(o.SessionMessageView, message_edit_views.MessageDeleteView).as_view(), name="session.message"),
+    path("session/<str:sessionID>/message/<str:messageID>/part/<str:partID>",
+         message_edit_views.PartItemView.as_view(), name="part.update"),
     # Public, anonymous: the self-hosted share page and its JSON.
     path("share/<str:shareID>", share.SharePageView.as_view(), name="share.page"),
     path("share/<str:shareID>/data", share.ShareDataView.as_view(), name="share.data"),
@@ -29,6 +34,13 @@ original: list = [
 
 v2: list = [
     path("session", v2.V2SessionCollectionView.as_view(), name="session.list"),
+    # Before session/<sessionID>, which would take "active" for an id.
+    path("session/active", v2_requests_views.V2SessionActiveView.as_view(), name="session.active"),
+    path("session/<str:sessionID>/interrupt", v2_requests_views.V2SessionInterruptView.as_view(),
+         name="session.interrupt"),
+    path("permission/request", v2_requests_views.V2PermissionRequestListView.as_view(),
+         name="permission.request.list"),
+    path("question/request", v2_requests_views.V2QuestionRequestListView.as_view(), name="question.request.list"),
     path("session/<str:sessionID>", v2.V2SessionItemView.as_view(), name="session.get"),
     path("session/<str:sessionID>/message", v2.V2SessionMessagesView.as_view(), name="session.message.list"),
     path("session/<str:sessionID>/todo", v2.V2SessionTodoView.as_view(), name="session.todo"),

@@ -20,3 +20,14 @@ class ConfigView(ApiView):
 
 class V2ConfigView(V2RequestView, ConfigView):
     operation_ids = {"GET": "config.get", "PATCH": "config.update"}
+
+    def patch(self, request):
+        body = request.data
+        # The customer's spec sends `{config: Config}`; 1.18 sends the bare Config. Config has no `config` key,
+        # so an object holding only that key is the spec's envelope.
+        if isinstance(body, dict) and set(body) == {"config"}:
+            if not isinstance(body["config"], dict):
+                raise BadRequest("config: expected an object (a Config)", kind="Body",
+                                 issues=[{"path": ["config"], "message": "expected object"}])
+            body = body["config"]
+        return Response(redact(config_update(context=self.context(request), patch=body)))

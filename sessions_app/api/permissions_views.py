@@ -33,9 +33,12 @@ class PermissionReplyView(ApiView):
     operation_ids = {"POST": "permission.reply"}
     id_kwarg = "requestID"
 
+    def body(self, data) -> dict:
+        return parse(ReplyBody, data)
+
     def post(self, request, **kwargs):
         request_id = id_param(kwargs[self.id_kwarg], "per", "permission")
-        body = parse(ReplyBody, request.data)
+        body = self.body(request.data)
         return Response(permissions.permission_reply(user=request.user, request_id=request_id, reply=body["reply"],
                                                      message=body.get("message") or None))
 
@@ -65,9 +68,12 @@ class QuestionReplyView(ApiView):
     operation_ids = {"POST": "question.reply"}
     id_kwarg = "requestID"
 
+    def body(self, data) -> dict:
+        return parse(AnswersBody, data)
+
     def post(self, request, **kwargs):
         request_id = id_param(kwargs[self.id_kwarg], "que", "question")
-        body = parse(AnswersBody, request.data)
+        body = self.body(request.data)
         return Response(questions.question_reply(user=request.user, request_id=request_id, answers=body["answers"]))
 
 
@@ -84,9 +90,23 @@ class V2PermissionListView(V2RequestView, PermissionListView):
     operation_ids = {"GET": "permission.list"}
 
 
+def spec_response(data, inner: str):
+    """The customer's spec names the v2 reply's input `response` (a PermissionReply / QuestionResponse);
+    opencode 1.18 sends `reply` / `answers`. `response` may be the bare value or an object holding `inner`."""
+    if not isinstance(data, dict) or "response" not in data or inner in data:
+        return data
+    response = data["response"]
+    if isinstance(response, dict):
+        return {**{k: v for k, v in data.items() if k != "response"}, **response}
+    return {**{k: v for k, v in data.items() if k != "response"}, inner: response}
+
+
 class V2PermissionReplyView(V2RequestView, PermissionReplyView):
     operation_ids = {"POST": "permission.reply"}
     id_kwarg = "permissionID"
+
+    def body(self, data) -> dict:
+        return parse(ReplyBody, spec_response(data, "reply"))
 
 
 class V2QuestionListView(V2RequestView, QuestionListView):
@@ -96,6 +116,9 @@ class V2QuestionListView(V2RequestView, QuestionListView):
 class V2QuestionReplyView(V2RequestView, QuestionReplyView):
     operation_ids = {"POST": "question.reply"}
     id_kwarg = "questionID"
+
+    def body(self, data) -> dict:
+        return parse(AnswersBody, spec_response(data, "answers"))
 
 
 class V2QuestionRejectView(V2RequestView, QuestionRejectView):

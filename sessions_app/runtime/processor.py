@@ -230,11 +230,12 @@ class StepProcessor:
         return part
 
     async def _tool_call(self, event: ToolCallEnd) -> None:
-        part = self.tool_parts.get(event.id) or await self._tool_pending(event.id, event.name)
-        tool, args = self.step.tools.get(event.name), event.input if isinstance(event.input, dict) else {}
-        if tool is None:
-            from sessions_app.runtime.tools import get_tool
+        from sessions_app.runtime.tools import get_tool, legacy_tool
 
+        part = self.tool_parts.get(event.id) or await self._tool_pending(event.id, event.name)
+        tool = self.step.tools.get(event.name) or legacy_tool(event.name)
+        args = event.input if isinstance(event.input, dict) else {}
+        if tool is None:
             available = ", ".join(sorted(self.step.tools))
             args = {"tool": event.name,
                     "error": f"Model tried to call unavailable tool '{event.name}'. Available tools: {available}."}

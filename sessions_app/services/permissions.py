@@ -127,8 +127,10 @@ def request_wire(request: PermissionRequest) -> dict:
     return out
 
 
-def permission_list(*, user) -> list[dict]:
+def permission_list(*, user, project_id: str | None = None) -> list[dict]:
     rows = PermissionRequest.objects.filter(session__owner=user, status="pending").order_by("id")
+    if project_id is not None:
+        rows = rows.filter(session__project_id=project_id)
     return [request_wire(r) for r in rows]
 
 

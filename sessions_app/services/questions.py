@@ -24,8 +24,11 @@ def question_wire(question: Question) -> dict:
     return out
 
 
-def question_list(*, user) -> list[dict]:
-    return [question_wire(q) for q in Question.objects.filter(session__owner=user, status="pending").order_by("id")]
+def question_list(*, user, project_id: str | None = None) -> list[dict]:
+    rows = Question.objects.filter(session__owner=user, status="pending").order_by("id")
+    if project_id is not None:
+        rows = rows.filter(session__project_id=project_id)
+    return [question_wire(q) for q in rows]
 
 
 def _pending_for(user, request_id: str) -> Question:

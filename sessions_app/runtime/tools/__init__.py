@@ -30,7 +30,8 @@ REGISTRY: dict[str, Tool] = {tool.id: tool for tool in (
     TaskTool(), WebFetchTool(), TodoWriteTool(), SkillTool(), ApplyPatchTool(), ListTool(), TodoReadTool(),
 )}
 
-# Not offered to models (seed-era only), still runnable when a model asks for them by name.
+# Not offered to models (opencode 1.18 no longer does), still in tool.ids and runnable when a model asks for
+# them by name (seed-era prompts do); each asks its own permission, so the agent's rules still apply.
 LEGACY = {"list", "todoread"}
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,16 @@ DYNAMIC: list[Callable] = []
 def register_dynamic(provider: Callable) -> None:
     if provider not in DYNAMIC:
         DYNAMIC.append(provider)
+
+
+def _websearch(context, config: dict | None = None) -> list[Tool]:
+    from sessions_app.runtime.tools import websearch
+
+    return websearch.configured_tools(context, config)
+
+
+# websearch exists only where a search backend is configured, so it is a dynamic tool too.
+register_dynamic(_websearch)
 
 
 def dynamic_tools(context, config: dict | None = None) -> list[Tool]:
@@ -95,6 +106,11 @@ def tools_for(*, agent: dict | None = None, config: dict | None = None, model: s
         denied = disabled_tools([t.id for t in out], rules)
         out = [t for t in out if t.id not in denied or t.id == "invalid"]
     return out
+
+
+def legacy_tool(tool_id: str) -> Tool | None:
+    """A legacy tool the model called by name though it was not offered (see LEGACY)."""
+    return REGISTRY.get(tool_id) if tool_id in LEGACY else None
 
 
 def get_tool(tool_id: str, *, context=None, config: dict | None = None) -> Tool | None:

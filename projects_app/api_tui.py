@@ -1,0 +1,123 @@
+"""The /tui/* control routes of the SDK (projects_app.tui_control says where each call goes)."""
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from agentserver.api import ApiView, StrictCharField, id_param, parse
+from agentserver.errors import BadRequest
+from projects_app import tui_control
+from sessions_app.selectors import session_get
+
+TOAST_VARIANTS = ("info", "success", "warning", "error")
+
+
+class TextBody(serializers.Serializer):
+    text = StrictCharField(allow_blank=True, max_length=1_000_000)
+
+
+class CommandBody(serializers.Serializer):
+    command = StrictCharField(max_length=200)
+
+
+class ToastBody(serializers.Serializer):
+    title = StrictCharField(required=False, allow_blank=True, max_length=1000)
+    message = StrictCharField(allow_blank=True, max_length=10_000)
+    variant = serializers.ChoiceField(choices=TOAST_VARIANTS)
+    duration = serializers.IntegerField(required=False, min_value=1)
+
+
+class SessionBody(serializers.Serializer):
+    sessionID = StrictCharField(max_length=64)
+
+
+class PublishBody(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["tui.prompt.append", "tui.command.execute", "tui.toast.show",
+                                            "tui.session.select"])
+    properties = serializers.DictField()
+
+
+def _send(view: ApiView, request, event_type: str, properties: dict):
+    return Response(tui_control.tui_send(context=view.context(request), path=request.path, body=properties,
+                                         event_type=event_type, properties=properties))
+
+
+def _command_view(name: str, operation_id: str, command: str) -> type[ApiView]:
+    def post(self, request):
+        return _send(self, request, "tui.command.execute", {"command": command})
+
+    return type(name, (ApiView,), {"operation_ids": {"POST": operation_id}, "post": post,
+                                   "__doc__": f"Runs the TUI command {command!r} in the caller's TUIs."})
+
+
+# opencode 1.18 sends "session.list" for open-themes too (a slip in its source); the theme list is meant.
+OpenHelpView = _command_view("OpenHelpView", "tui.openHelp", "help.show")
+OpenSessionsView = _command_view("OpenSessionsView", "tui.openSessions", "session.list")
+OpenThemesView = _command_view("OpenThemesView", "tui.openThemes", "theme.switch")
+OpenModelsView = _command_view("OpenModelsView", "tui.openModels", "model.list")
+SubmitPromptView = _command_view("SubmitPromptView", "tui.submitPrompt", "prompt.submit")
+ClearPromptView = _command_view("ClearPromptView", "tui.clearPrompt", "prompt.clear")
+
+
+class AppendPromptView(ApiView):
+    operation_ids = {"POST": "tui.appendPrompt"}
+
+    def post(self, request):
+        body = parse(TextBody, request.data)
+        return _send(self, request, "tui.prompt.append", {"text": body["text"]})
+
+
+class ExecuteCommandView(ApiView):
+    operation_ids = {"POST": "tui.executeCommand"}
+
+    def post(self, request):
+        body = parse(CommandBody, request.data)
+        return _send(self, request, "tui.command.execute", {"command": tui_control.command_name(body["command"])})
+
+
+class ShowToastView(ApiView):
+    operation_ids = {"POST": "tui.showToast"}
+
+    def post(self, request):
+        return _send(self, request, "tui.toast.show", dict(parse(ToastBody, request.data)))
+
+
+class SelectSessionView(ApiView):
+    operation_ids = {"POST": "tui.selectSession"}
+
+    def post(self, request):
+        body = parse(SessionBody, request.data)
+        session = session_get(user=request.user, session_id=id_param(body["sessionID"], "ses", "session"))
+        return _send(self, request, "tui.session.select", {"sessionID": session.id})
+
+
+PUBLISH_BODIES = {"tui.prompt.append": TextBody, "tui.command.execute": CommandBody, "tui.toast.show": ToastBody,
+                  "tui.session.select": SessionBody}
+
+
+class PublishView(ApiView):
+    operation_ids = {"POST": "tui.publish"}
+
+    def post(self, request):
+        body = parse(PublishBody, request.data)
+        properties = dict(parse(PUBLISH_BODIES[body["type"]], body["properties"]))
+        if body["type"] == "tui.session.select":
+            session_get(user=request.user, session_id=id_param(properties["sessionID"], "ses", "session"))
+        return _send(self, request, body["type"], properties)
+
+
+class ControlNextView(ApiView):
+    """Long-poll: the oldest request for the caller's control client, or 204 after the wait."""
+
+    operation_ids = {"GET": "tui.control.next"}
+
+    def get(self, request):
+        item = tui_control.control_next(user=request.user)
+        return Response(item) if item is not None else Response(status=204)
+
+
+class ControlResponseView(ApiView):
+    operation_ids = {"POST": "tui.control.response"}
+
+    def post(self, request):
+        if request.data is None:
+            raise BadRequest("Request body must be JSON")
+        return Response(tui_control.control_response(user=request.user, body=request.data))

@@ -1,0 +1,40 @@
+"""/experimental/worktree: worktree.list, worktree.create, worktree.remove, worktree.reset (projects_app.worktrees)."""
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from agentserver.api import ApiView, StrictCharField, parse
+from projects_app import worktrees
+
+
+class WorktreeCreateBody(serializers.Serializer):
+    name = StrictCharField(required=False, max_length=100)
+    startCommand = StrictCharField(required=False, max_length=10_000)
+
+
+class WorktreeDirectoryBody(serializers.Serializer):
+    directory = StrictCharField(max_length=4096)
+
+
+class WorktreeView(ApiView):
+    operation_ids = {"GET": "worktree.list", "POST": "worktree.create", "DELETE": "worktree.remove"}
+
+    def get(self, request):
+        return Response(worktrees.worktree_list(context=self.context(request)))
+
+    def post(self, request):
+        body = parse(WorktreeCreateBody, request.data)
+        workspace = worktrees.worktree_create(context=self.context(request), name=body.get("name"),
+                                              start_command=body.get("startCommand"))
+        return Response(worktrees.worktree_wire(workspace))
+
+    def delete(self, request):
+        body = parse(WorktreeDirectoryBody, request.data)
+        return Response(worktrees.worktree_remove(context=self.context(request), directory=body["directory"]))
+
+
+class WorktreeResetView(ApiView):
+    operation_ids = {"POST": "worktree.reset"}
+
+    def post(self, request):
+        body = parse(WorktreeDirectoryBody, request.data)
+        return Response(worktrees.worktree_reset(context=self.context(request), directory=body["directory"]))

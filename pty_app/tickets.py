@@ -1,0 +1,53 @@
+"""pty.connectToken: a ticket for `/pty/{id}/connect?ticket=…`, bound to the user and the PTY, valid for
+TICKET_SECONDS and for one connect. Any worker can redeem it (it lives in the database, hashed)."""
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from django.db import transaction
+
+from pty_app import selectors
+from pty_app.models import PtyTicket, now_ms
+
+TICKET_SECONDS = 60
+_CONNECT_PATH = re.compile(r"^/(?:api/)?pty/([^/]+)/connect/?$")
+
+
+def _hash(ticket: str) -> str:
+    return hashlib.sha256(ticket.encode()).hexdigest()
+
+
+def ticket_create(*, user, pty_id: str) -> dict:
+    selectors.pty_get(user=user, pty_id=pty_id)
+    ticket = "ptk_" + secrets.token_urlsafe(32)
+    now = now_ms()
+    with transaction.atomic():
+        PtyTicket.objects.filter(expires_at__lte=now).delete()
+        PtyTicket.objects.create(key_hash=_hash(ticket), owner=user, pty_id=pty_id,
+                                 expires_at=now + TICKET_SECONDS * 1000)
+    return {"ticket": ticket, "expires_in": TICKET_SECONDS}
+
+
+def ticket_redeem(*, ticket: str, pty_id: str):
+    """The ticket's user when it is valid for this PTY, else None. Either way the ticket is used up."""
+    with transaction.atomic():
+        row = PtyTicket.objects.select_for_update().select_related("owner").filter(key_hash=_hash(ticket)).first()
+        if row is None:
+            return None
+        row.delete()
+    if row.pty_id != pty_id or row.expires_at <= now_ms() or not row.owner.is_active:
+        return None
+    return row.owner
+
+
+async def websocket_ticket_user(scope):
+    """For the WebSocket auth middleware: the user a `?ticket=` on a PTY connect URL stands for, or None."""
+    match = _CONNECT_PATH.match(scope.get("path", ""))
+    tickets = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("ticket")
+    if match is None or not tickets or not tickets[0] or len(tickets[0]) > 200:
+        return None
+    return await database_sync_to_async(ticket_redeem)(ticket=tickets[0], pty_id=match.group(1))
