@@ -92,7 +92,7 @@ TEMPLATES = [
     },
 ]
 
-DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{DATA_DIR / 'db.sqlite3'}")
+DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'db.sqlite3'}"
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
 # Requests run on a fixed pool of threads (agentserver/http_handler.py): that many at once, more fall back
 # to a thread of their own. Each pool thread keeps its database connection (SQLite) or borrows one from the

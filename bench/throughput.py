@@ -15,7 +15,9 @@ machine: a Python client at 32 connections eats a core by itself. "Fresh" runs s
 wrk opens a new TCP connection per request (its latency clock starts once connected: on loopback the
 handshake is tens of microseconds). Each run lasts --seconds (2 by default); loopback only.
 
---json FILE writes every figure as {"route mode clients": {"rps", "p50_ms", "p99_ms", "errors"}}.
+--json FILE writes every figure as {"route | mode | clients": {"rps", "p50_ms", "p99_ms", "errors"}};
+`throughput.py compare NAME_A NAME_B a*.json -- b*.json` prints the ratio table (medians) of such runs.
+--spread-to URL divides the clients among several workers of one server (the scaled mode).
 """
 from __future__ import annotations
 
@@ -25,11 +27,13 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import urllib.parse
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 SEED_SESSIONS = 10
 MESSAGE_SIZES = (20, 500)
@@ -115,8 +119,22 @@ def wrk(url: str, headers: dict[str, str], *, clients: int, seconds: float, meth
             "errors": failed}
 
 
+def wrk_spread(urls: list[str], headers: dict[str, str], *, clients: int, seconds: float, **kwargs) -> dict:
+    """The clients divided among several workers of one server (as a balancer would): one wrk per worker,
+    all at once; requests/s add up, latencies are the slowest worker's."""
+    if len(urls) == 1:
+        return wrk(urls[0], headers, clients=clients, seconds=seconds, **kwargs)
+    share = max(1, clients // len(urls))
+    with ThreadPoolExecutor(len(urls)) as pool:
+        figures = list(pool.map(lambda url: wrk(url, headers, clients=share, seconds=seconds, **kwargs), urls))
+    if any(f["p50_ms"] is None for f in figures):
+        return figures[0] if figures[0]["p50_ms"] is None else figures[1]
+    return {"rps": sum(f["rps"] for f in figures), "p50_ms": max(f["p50_ms"] for f in figures),
+            "p99_ms": max(f["p99_ms"] for f in figures), "errors": sum(f["errors"] for f in figures)}
+
+
 def run(base_url: str, headers: dict[str, str], *, directory: str | None, write_directory: str | None,
-        clients: list[int], seconds: float, routes: list[str]) -> dict:
+        clients: list[int], seconds: float, routes: list[str], spread_to: list[str] = ()) -> dict:
     client = Client(base_url, headers)
     message_paths = seed(client, directory)
     list_query = "?" + urllib.parse.urlencode({"directory": directory}) if directory else ""
@@ -133,13 +151,42 @@ def run(base_url: str, headers: dict[str, str], *, directory: str | None, write_
         method, path = targets[route]
         for mode in ("keep-alive", "fresh"):
             for count in clients:
-                results[f"{route} | {mode} | {count}"] = wrk(
-                    base_url.rstrip("/") + path, headers, clients=count, seconds=seconds, method=method,
+                urls = [url.rstrip("/") + path for url in [base_url, *spread_to]]
+                results[f"{route} | {mode} | {count}"] = wrk_spread(
+                    urls, headers, clients=count, seconds=seconds, method=method,
                     body="{}" if method == "POST" else None, fresh=mode == "fresh")
     return results
 
 
+def _median(values: list[float]) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def compare(ours: list[str], theirs: list[str], *, names: tuple[str, str]) -> None:
+    """The ratio table from several --json runs of two servers: medians of each figure, ours / theirs
+    (req/s: higher is better; p50: lower is better)."""
+    load = lambda files: [json.load(open(f)) for f in files]  # noqa: E731
+    a, b = load(ours), load(theirs)
+    print(f"medians of {len(a)} / {len(b)} runs; ratio = {names[0]} / {names[1]}")
+    print(f"{'route':<18} {'mode':<10} {'c':>3} | {'req/s ' + names[0]:>14} {names[1]:>10} {'ratio':>6} | "
+          f"{'p50 ms ' + names[0]:>15} {names[1]:>10} {'ratio':>6}")
+    for key in a[0]:
+        route, mode, count = key.split(" | ")
+        rps_a, rps_b = _median([r[key]["rps"] for r in a]), _median([r[key]["rps"] for r in b if key in r])
+        p50_a, p50_b = _median([r[key]["p50_ms"] for r in a]), _median([r[key]["p50_ms"] for r in b if key in r])
+        ratio = lambda x, y: f"{x / y:6.2f}" if x is not None and y else "     -"  # noqa: E731
+        fmt = lambda x, spec: format(x, spec) if x is not None else "-"  # noqa: E731
+        print(f"{route:<18} {mode:<10} {count:>3} | {fmt(rps_a, '14.1f')} {fmt(rps_b, '10.1f')} {ratio(rps_a, rps_b)} | "
+              f"{fmt(p50_a, '15.2f')} {fmt(p50_b, '10.2f')} {ratio(p50_a, p50_b)}")
+
+
 def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "compare":
+        # bench/throughput.py compare NAME_A NAME_B a1.json a2.json ... -- b1.json b2.json ...
+        split = sys.argv.index("--")
+        compare(sys.argv[4:split], sys.argv[split + 1:], names=(sys.argv[2], sys.argv[3]))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("base_url")
     parser.add_argument("--user", help="username for HTTP Basic (with --token); Bearer when only --token")
@@ -150,6 +197,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=2)
     parser.add_argument("--routes", default=",".join(ROUTES), help="comma-separated subset of: " + ", ".join(ROUTES))
     parser.add_argument("--json", help="write the figures here")
+    parser.add_argument("--spread-to", action="append", default=[], metavar="URL",
+                        help="another worker of the same server: the clients are divided among all of them")
     args = parser.parse_args()
     if not args.base_url.startswith(("http://127.", "http://localhost", "http://[::1]")):
         parser.error("loopback only")
@@ -162,7 +211,8 @@ def main() -> int:
         headers["Authorization"] = f"Bearer {args.token}"
     routes = [r.strip() for r in args.routes.split(",") if r.strip()]
     results = run(args.base_url, headers, directory=args.directory, write_directory=args.write_directory,
-                  clients=[int(c) for c in args.clients.split(",")], seconds=args.seconds, routes=routes)
+                  clients=[int(c) for c in args.clients.split(",")], seconds=args.seconds, routes=routes,
+                  spread_to=args.spread_to)
     print(f"{'route':<20} {'mode':<10} {'clients':>7} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>6}")
     for key, figure in results.items():
         route, mode, count = key.split(" | ")
