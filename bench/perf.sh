@@ -62,7 +62,7 @@ bench_user() {
 
 daphne_on() {  # port [VAR=value...] → one worker started as scripts/serve.sh does; its pid in $!
   local port=$1; shift
-  (export "$@"; exec .venv/bin/daphne -b 127.0.0.1 -p "$port" --websocket_timeout -1 -v 0 \
+  (if [ $# -gt 0 ]; then export "$@"; fi; exec .venv/bin/daphne -b 127.0.0.1 -p "$port" --websocket_timeout -1 -v 0 \
       agentserver.asgi:application >>"$WORK/daphne-$port.log" 2>&1) &
 }
 
