@@ -42,8 +42,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-new_repo() {
-  mkdir -p "$1" && git -C "$1" init -q && echo bench > "$1/README.md"
+new_repo() {  # distinct content: two repos committed in the same second must not share a root commit (project)
+  mkdir -p "$1" && git -C "$1" init -q && echo "bench $1" > "$1/README.md"
   git -C "$1" add README.md && git -C "$1" -c user.name=bench -c user.email=bench@localhost commit -qm init
 }
 
