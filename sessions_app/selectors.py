@@ -6,11 +6,12 @@ import binascii
 import json
 from dataclasses import dataclass
 
+from django.db import connection
 from django.db.models import TextField
 from django.db.models.functions import Cast
 
 from agentserver.errors import BadRequest, NotFound
-from sessions_app.models import Message, Part, Session, SessionLease, Todo
+from sessions_app.models import Message, Part, Session, SessionLease, Share, Todo
 
 LIST_DEFAULT_LIMIT = 100
 LIST_MAX_LIMIT = 1000
@@ -33,7 +34,7 @@ def session_list(*, user, project_id: str | None = None, path: str | None = None
                  order: str = "desc", cursor: tuple[int, str] | None = None) -> list[Session]:
     """Most recently updated first (or oldest first with order="asc"); `cursor` = (time_updated, id) of the
     last item of the previous page, so pages never repeat or skip."""
-    qs = Session.objects.select_related("share").filter(owner=user)
+    qs = Session.objects.filter(owner=user)
     if project_id is not None:
         qs = qs.filter(project_id=project_id)
     if directory is not None:
@@ -64,7 +65,26 @@ def session_list(*, user, project_id: str | None = None, path: str | None = None
             qs = qs.filter(Q(time_updated__lt=updated) | Q(time_updated=updated, id__lt=last_id))
     ordering = ("time_updated", "id") if order == "asc" else ("-time_updated", "-id")
     limit = LIST_DEFAULT_LIMIT if limit is None else max(1, min(limit, LIST_MAX_LIMIT))
-    return list(qs.order_by(*ordering)[:limit])
+    return _with_shares(list(qs.order_by(*ordering)[:limit]))
+
+
+def _with_shares(sessions: list[Session]) -> list[Session]:
+    """What select_related("share") did, for a fraction of its cost: the join doubled the time Django spends
+    compiling the list query, on every listing. One plain query loads the listed sessions' shares."""
+    if not sessions:
+        return sessions
+    fields = Share._meta.concrete_fields
+    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+    table = connection.ops.quote_name(Share._meta.db_table)
+    placeholders = ", ".join(["%s"] * len(sessions))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {columns} FROM {table} WHERE session_id IN ({placeholders})", [x.id for x in sessions])
+        rows = cursor.fetchall()
+    names = [f.attname for f in fields]
+    shares = {share.session_id: share for share in (Share.from_db(connection.alias, names, row) for row in rows)}
+    for session in sessions:
+        Session.share.related.set_cached_value(session, shares.get(session.id))
+    return sessions
 
 
 def session_children(*, session: Session) -> list[Session]:
