@@ -30,13 +30,29 @@ class V2RequestView(ApiView):
     allow_workspace = True
 
 
+# DRF builds a serializer's fields anew for every instance (a deep copy of each declared field, validators
+# and all), which cost more than the validation itself on every request. The input serializers here carry no
+# per-request state in their fields (no context, no instance), so each class binds its fields once and every
+# later instance validates with those.
+_bound_fields: dict[tuple[type, bool], object] = {}
+
+
+def _serializer(serializer_class: type[serializers.Serializer], data, partial: bool) -> serializers.Serializer:
+    serializer = serializer_class(data=data, partial=partial)
+    fields = _bound_fields.get((serializer_class, partial))
+    if fields is None:
+        fields = _bound_fields.setdefault((serializer_class, partial), serializer_class(partial=partial).fields)
+    serializer.__dict__["fields"] = fields  # `fields` is a cached_property: this is its cached value
+    return serializer
+
+
 def parse(serializer_class: type[serializers.Serializer], data, *, kind: str = "Body", partial: bool = False) -> dict:
     """Validate `data` with a serializer; a non-object body or invalid field is a 400 BadRequestError."""
     if data is None:
         data = {}
     if kind == "Body" and not isinstance(data, dict):
         raise BadRequest("Request body must be a JSON object", kind=kind)
-    serializer = serializer_class(data=data, partial=partial)
+    serializer = _serializer(serializer_class, data, partial)
     if not serializer.is_valid():
         from agentserver.errors import issues_from_detail
 

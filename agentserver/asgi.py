@@ -1,9 +1,15 @@
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentserver.settings")
-django_asgi_app = get_asgi_application()
+django.setup(set_prefix=False)
+
+from django.conf import settings  # noqa: E402  (after Django setup)
+
+from agentserver.http_handler import PooledASGIHandler  # noqa: E402
+
+django_asgi_app = PooledASGIHandler(threads=settings.HTTP_THREADS)
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (after Django setup)
 

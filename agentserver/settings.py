@@ -92,9 +92,16 @@ TEMPLATES = [
     },
 ]
 
-DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{DATA_DIR / 'db.sqlite3'}")
+DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'db.sqlite3'}"
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+# Requests run on a fixed pool of threads (agentserver/http_handler.py): that many at once, more fall back
+# to a thread of their own. Each pool thread keeps its database connection (SQLite) or borrows one from the
+# psycopg pool per request (PostgreSQL).
+HTTP_THREADS = int(os.environ.get("AGENTSERVER_HTTP_THREADS", "32"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Opening a SQLite connection (and its PRAGMAs) cost more than the queries of a typical request.
+    DATABASES["default"]["CONN_MAX_AGE"] = None
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     DATABASES["default"]["OPTIONS"] = {
         # WAL lets readers run beside the writer; IMMEDIATE avoids upgrade deadlocks between threads.
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
@@ -178,7 +185,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": ["agentserver.parsers.LenientJSONParser"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["agentserver.renderers.FastJSONRenderer"],
     "EXCEPTION_HANDLER": "agentserver.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "agentserver.schema.OperationIdAutoSchema",
     "UNAUTHENTICATED_USER": None,

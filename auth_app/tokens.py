@@ -1,8 +1,11 @@
 """API tokens: minting, hashing and lookup. The only module that knows the token format."""
+import copy
 import hashlib
 import secrets
+import threading
 
-from django.db import transaction
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
 from django.utils import timezone
 
 from auth_app.models import AllowedRoot, ApiToken
@@ -32,14 +35,61 @@ def token_revoke(*, token: ApiToken) -> None:
     transaction.on_commit(lambda: events.revoke_token(token.id))
 
 
+# Every request authenticates, so a token seen before is not loaded again: the warm path is one primary-key
+# query, written in SQL (compiling the ORM query cost more than running it), that re-reads what may change
+# behind this process's back (revocation, deactivation, a renamed user, staff flags) from the database
+# itself. A revocation by any route (service, admin, another worker, a shell) takes effect on the next request.
+_WARM_CACHE_MAX = 10_000
+_warm: dict[str, ApiToken] = {}
+_warm_lock = threading.Lock()
+
+
+def _warm_check_sql() -> str:
+    user_table = connection.ops.quote_name(get_user_model()._meta.db_table)
+    token_table = connection.ops.quote_name(ApiToken._meta.db_table)
+    return (f"SELECT u.is_active, u.username, u.is_staff, u.is_superuser FROM {token_table} t "
+            f"JOIN {user_table} u ON u.id = t.user_id WHERE t.id = %s AND t.revoked IS NULL")
+
+
+def _still_valid(token: ApiToken) -> bool:
+    user = token.user
+    with connection.cursor() as cursor:
+        cursor.execute(_warm_check_sql(), [token.pk])
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    active, username, staff, superuser = row  # SQLite answers booleans as 0/1
+    return bool(active) and (username, bool(staff), bool(superuser)) == (
+        user.get_username(), user.is_staff, user.is_superuser)
+
+
+def _private_copy(token: ApiToken) -> ApiToken:
+    """Requests run side by side: each gets its own token and user instances, never the cached ones."""
+    mine = copy.copy(token)
+    mine.user = copy.copy(token.user)
+    return mine
+
+
 def token_lookup(secret: str) -> ApiToken | None:
     if not secret:
         return None
-    token = ApiToken.objects.select_related("user").filter(digest=_digest(secret), revoked__isnull=True).first()
+    digest = _digest(secret)
+    cached = _warm.get(digest)
+    if cached is not None:
+        if _still_valid(cached):
+            _touch(cached)
+            return _private_copy(cached)
+        with _warm_lock:
+            _warm.pop(digest, None)
+    token = ApiToken.objects.select_related("user").filter(digest=digest, revoked__isnull=True).first()
     if token is None or not token.user.is_active:
         return None
     _touch(token)
-    return token
+    with _warm_lock:
+        if len(_warm) >= _WARM_CACHE_MAX:
+            _warm.clear()
+        _warm[digest] = token
+    return _private_copy(token)
 
 
 def _touch(token: ApiToken) -> None:
@@ -57,7 +107,13 @@ def token_lookup_for_user(username: str, secret: str) -> ApiToken | None:
 
 
 def roots_of(user) -> list[str]:
-    return [root.path for root in AllowedRoot.objects.filter(user=user)]
+    """The user's roots, default first. Plain SQL: it runs on every request, always fresh (roots edited by
+    `manage.py roots`, the admin or another worker count at once), and the ORM's compilation was most of
+    its cost."""
+    table = connection.ops.quote_name(AllowedRoot._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT path FROM {table} WHERE user_id = %s ORDER BY position, id", [user.pk])
+        return [path for (path,) in cursor.fetchall()]
 
 
 @transaction.atomic

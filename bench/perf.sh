@@ -1,46 +1,160 @@
 #!/usr/bin/env bash
-# The event fan-out and token streaming benchmarks against a fresh daphne on PostgreSQL + Redis (the scaled
-# deployment), on a throw-away database, user and repository. Needs PostgreSQL on 127.0.0.1:5432 (user
-# postgres, trust) and Redis on 127.0.0.1:6379, as .ci/run starts them. Run it on an idle machine: the
-# latency columns measure the scheduler as much as the server when other work competes (see `load avg`).
+# Performance runs, each on throw-away data, users and repositories:
 #
-#     bash bench/perf.sh            # 3 runs per configuration, median shown
-#     REPEAT=5 bash bench/perf.sh
+#   throughput  bench/throughput.py on the embedded default (the README's serve command: SQLite, in-memory
+#               layer, one daphne process) and, when the test set-up's opencode binary is in .tools, on
+#               `opencode serve` in the same run, alternating ROUNDS times; prints the ratio table (medians).
+#               Needs wrk (apt-get install wrk).
+#   scaled      GET /session at 32 keep-alive clients on PostgreSQL + Redis: one daphne worker against two
+#               (the clients divided among the workers, as a balancer would), alternating ROUNDS times.
+#   streams     bench/events.py and bench/stream.py on PostgreSQL + Redis (event fan-out, token streaming).
+#
+# scaled and streams need PostgreSQL on 127.0.0.1:5432 (user postgres, trust; database bench_perf is created
+# and dropped) and Redis on 127.0.0.1:6379 (db 7). The machine's other load shows in every figure: compare
+# servers within one run (alternating, medians), not across runs.
+#
+#     bash bench/perf.sh                        # throughput, then scaled and streams
+#     bash bench/perf.sh throughput             # one part
+#     ROUNDS=5 SECONDS_PER_RUN=3 bash bench/perf.sh throughput
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
+PARTS=${*:-throughput scaled streams}
+ROUNDS=${ROUNDS:-3}
 REPEAT=${REPEAT:-3}
+SECONDS_PER_RUN=${SECONDS_PER_RUN:-2}
 WORK=$(mktemp -d /tmp/agentserver-perf.XXXXXX)
-DB=agentserver_perf_$$
-PORT=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$DB" REDIS_URL="redis://127.0.0.1:6379/7"
-export AGENTSERVER_DATA_DIR="$WORK/data"
-SERVER=""
+DB=bench_perf
+PIDS=()
+
+free_port() { $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 cleanup() {
-  [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
+  for pid in "${PIDS[@]}"; do
+    kill "$pid" 2>/dev/null || continue
+    # opencode does not always exit on SIGTERM.
+    for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
   psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 
-psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE $DB"
-mkdir -p "$WORK/repo" "$WORK/data"
-git -C "$WORK/repo" init -q && echo bench > "$WORK/repo/README.md"
-git -C "$WORK/repo" add README.md && git -C "$WORK/repo" -c user.name=bench -c user.email=bench@localhost commit -qm init
-$PY manage.py migrate -v0
-$PY manage.py shell -c "from django.contrib.auth import get_user_model; get_user_model().objects.create(username='bench')" >/dev/null
-$PY manage.py roots bench --add "$WORK/repo" >/dev/null
-TOKEN=$($PY manage.py createtoken bench | awk '{print $NF}')
+new_repo() {  # distinct content: two repos committed in the same second must not share a root commit (project)
+  mkdir -p "$1" && git -C "$1" init -q && echo "bench $1" > "$1/README.md"
+  git -C "$1" add README.md && git -C "$1" -c user.name=bench -c user.email=bench@localhost commit -qm init
+}
 
-$PY -m daphne -b 127.0.0.1 -p "$PORT" agentserver.asgi:application >"$WORK/daphne.log" 2>&1 &
-SERVER=$!
-for _ in $(seq 1 120); do curl -s -o /dev/null -m 1 "http://127.0.0.1:$PORT/global/health" && break; sleep 0.5; done
+wait_up() {
+  for _ in $(seq 1 120); do curl -s -o /dev/null -m 1 "$1/global/health" && return 0; sleep 0.5; done
+  echo "server at $1 did not start" >&2; return 1
+}
 
-echo "== bench/events.py: logged events from another process (outbox → event log → Redis → bus → SSE)"
-$PY bench/events.py --url "http://127.0.0.1:$PORT" --user bench --token "$TOKEN" --server-pid "$SERVER" \
-    --subscribers 1 100 --rate 1000 --seconds 5 --repeat "$REPEAT"
-echo
-echo "== bench/stream.py: 5,000 back-to-back deltas from the fake provider"
-$PY bench/stream.py --base-url "http://127.0.0.1:$PORT" --token "$TOKEN" --directory "$WORK/repo" \
-    --server-pid "$SERVER" --subscribers 1,100 --repeat "$REPEAT"
+# A user `bench` with both repos as roots; prints its token.
+bench_user() {
+  $PY manage.py migrate -v0
+  $PY manage.py shell -c "from django.contrib.auth import get_user_model; get_user_model().objects.create(username='bench')" >/dev/null
+  $PY manage.py roots bench --add "$1" --add "$2" >/dev/null
+  $PY manage.py createtoken bench | awk '{print $NF}'
+}
+
+daphne_on() {  # port [VAR=value...] → one worker started as scripts/serve.sh does; its pid in $!
+  local port=$1; shift
+  (if [ $# -gt 0 ]; then export "$@"; fi; exec .venv/bin/daphne -b 127.0.0.1 -p "$port" --websocket_timeout -1 -v 0 \
+      agentserver.asgi:application >>"$WORK/daphne-$port.log" 2>&1) &
+}
+
+throughput() {
+  echo "== throughput: embedded default vs opencode (bench/throughput.py, $ROUNDS rounds, ${SECONDS_PER_RUN}s per figure)"
+  local ours_port oc_port token oc=""
+  new_repo "$WORK/ours/repo"; new_repo "$WORK/ours/repo2"
+  ours_port=$(free_port)
+  local embedded=(DATABASE_URL= REDIS_URL= AGENTSERVER_DATA_DIR="$WORK/ours/data")
+  token=$(export "${embedded[@]}"; bench_user "$WORK/ours/repo" "$WORK/ours/repo2")
+  daphne_on "$ours_port" "${embedded[@]}"
+  PIDS+=($!)
+  wait_up "http://127.0.0.1:$ours_port"
+  for candidate in .tools/node_modules/opencode-linux-x64/bin/opencode .tools/node_modules/opencode-linux-*/bin/opencode; do
+    [ -x "$candidate" ] && oc=$(realpath "$candidate") && break
+  done
+  if [ -n "$oc" ]; then
+    new_repo "$WORK/oc/repo"; new_repo "$WORK/oc/repo2"
+    oc_port=$(free_port)
+    (cd "$WORK/oc/repo" && HOME="$WORK/oc/home" XDG_CONFIG_HOME="$WORK/oc/home/.config" \
+      XDG_DATA_HOME="$WORK/oc/home/.local/share" XDG_CACHE_HOME="$WORK/oc/home/.cache" \
+      XDG_STATE_HOME="$WORK/oc/home/.local/state" OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 \
+      OPENCODE_DISABLE_LSP_DOWNLOAD=1 exec "$oc" serve --port "$oc_port" --hostname 127.0.0.1 >"$WORK/oc.log" 2>&1) &
+    PIDS+=($!)
+    wait_up "http://127.0.0.1:$oc_port"
+  else
+    echo "(no opencode binary in .tools: agentserver only)"
+  fi
+  for round in $(seq 1 "$ROUNDS"); do
+    run_ours() {
+      $PY bench/throughput.py "http://127.0.0.1:$ours_port" --token "$token" --directory "$WORK/ours/repo" \
+          --write-directory "$WORK/ours/repo2" --seconds "$SECONDS_PER_RUN" --json "$WORK/ours-$round.json" >/dev/null
+    }
+    run_oc() {
+      [ -n "$oc" ] && $PY bench/throughput.py "http://127.0.0.1:$oc_port" --directory "$WORK/oc/repo" \
+          --write-directory "$WORK/oc/repo2" --seconds "$SECONDS_PER_RUN" --json "$WORK/oc-$round.json" >/dev/null
+      return 0
+    }
+    if (( round % 2 )); then run_ours; run_oc; else run_oc; run_ours; fi
+    echo "round $round done (load avg $(cut -d' ' -f1 /proc/loadavg))"
+  done
+  if [ -n "$oc" ]; then
+    $PY bench/throughput.py compare agentserver opencode "$WORK"/ours-*.json -- "$WORK"/oc-*.json
+  else
+    $PY bench/throughput.py compare agentserver agentserver "$WORK"/ours-*.json -- "$WORK"/ours-*.json
+  fi
+  echo
+}
+
+scaled_setup() {
+  [ -n "${SCALED_TOKEN:-}" ] && return 0
+  export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$DB" REDIS_URL="redis://127.0.0.1:6379/7"
+  export AGENTSERVER_DATA_DIR="$WORK/scaled/data"
+  psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS $DB" >/dev/null
+  psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE $DB"
+  new_repo "$WORK/scaled/repo"; new_repo "$WORK/scaled/repo2"
+  SCALED_TOKEN=$(bench_user "$WORK/scaled/repo" "$WORK/scaled/repo2")
+  SCALED_A=$(free_port); daphne_on "$SCALED_A"; SCALED_A_PID=$!; PIDS+=($!)
+  SCALED_B=$(free_port); daphne_on "$SCALED_B"; PIDS+=($!)
+  wait_up "http://127.0.0.1:$SCALED_A"; wait_up "http://127.0.0.1:$SCALED_B"
+}
+
+scaled() {
+  echo "== scaled: PostgreSQL + Redis, GET /session at 32 keep-alive clients, one worker vs two ($ROUNDS rounds)"
+  scaled_setup
+  local args=(--token "$SCALED_TOKEN" --directory "$WORK/scaled/repo" --write-directory "$WORK/scaled/repo2"
+              --routes "GET /session" --clients 32 --seconds "$SECONDS_PER_RUN")
+  for round in $(seq 1 "$ROUNDS"); do
+    one() { $PY bench/throughput.py "http://127.0.0.1:$SCALED_A" "${args[@]}" --json "$WORK/one-$round.json" >/dev/null; }
+    two() { $PY bench/throughput.py "http://127.0.0.1:$SCALED_A" --spread-to "http://127.0.0.1:$SCALED_B" \
+                "${args[@]}" --json "$WORK/two-$round.json" >/dev/null; }
+    if (( round % 2 )); then one; two; else two; one; fi
+  done
+  $PY bench/throughput.py compare two-workers one-worker "$WORK"/two-*.json -- "$WORK"/one-*.json | grep -v " fresh "
+  echo
+}
+
+streams() {
+  scaled_setup
+  local url="http://127.0.0.1:$SCALED_A"
+  echo "== bench/events.py: logged events from another process (outbox → event log → Redis → bus → SSE)"
+  $PY bench/events.py --url "$url" --user bench --token "$SCALED_TOKEN" --server-pid "$SCALED_A_PID" \
+      --subscribers 1 100 --rate 1000 --seconds 5 --repeat "$REPEAT"
+  echo
+  echo "== bench/stream.py: 5,000 back-to-back deltas from the fake provider"
+  $PY bench/stream.py --base-url "$url" --token "$SCALED_TOKEN" --directory "$WORK/scaled/repo" \
+      --server-pid "$SCALED_A_PID" --subscribers 1,100 --repeat "$REPEAT"
+}
+
+for part in $PARTS; do
+  case "$part" in
+    throughput|scaled|streams) "$part" ;;
+    *) echo "unknown part: $part (throughput, scaled, streams)" >&2; exit 2 ;;
+  esac
+done

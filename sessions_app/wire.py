@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import orjson
+
 from sessions_app.models import Message, Part, Session, Todo
 
 
@@ -73,6 +75,13 @@ def part_wire(part: Part) -> dict:
 def message_wire(message: Message, parts: Iterable[Part | dict]) -> dict:
     """`parts` may be Part rows or their wire dicts (what the list selectors return)."""
     return {"info": public_info(message.info), "parts": [p if isinstance(p, dict) else p.data for p in parts]}
+
+
+def message_wire_stored(info_json: str, parts_json: list[str]) -> dict:
+    """message_wire from the JSON text stored for the message and its parts, passed through unparsed
+    (orjson.Fragment, see agentserver/renderers.py) unless the info holds private keys to drop."""
+    info = public_info(orjson.loads(info_json)) if '"_' in info_json else orjson.Fragment(info_json)
+    return {"info": info, "parts": [orjson.Fragment(part) for part in parts_json]}
 
 
 def todo_wire(todo: Todo) -> dict:

@@ -121,12 +121,12 @@ class SessionMessagesView(ApiView):
         query = parse_query(s.MessageListQuery, request)
         limit = query.get("limit") or None
         before = selectors.decode_cursor(query["before"]) if query.get("before") else None
-        page = selectors.session_messages(session=session, limit=limit, before=before)
+        page = selectors.session_messages_stored(session=session, limit=limit, before=before)
         headers = {}
         if page.next_cursor:
             link = request.build_absolute_uri(request.path) + "?" + urlencode({"limit": limit, "before": page.next_cursor})
             headers = {"Link": f'<{link}>; rel="next"', "X-Next-Cursor": page.next_cursor}
-        return Response([message_wire(m, parts) for m, parts in page.items], headers=headers)
+        return Response(page.items, headers=headers)
 
 
 class SessionMessageView(ApiView):

@@ -122,13 +122,10 @@ class V2SessionMessagesView(ApiView):
             order = data["order"]
             before, after = (data["id"], None) if order == "desc" else (None, data["id"])
         limit = query.get("limit") or None
-        result = selectors.session_messages(session=session, limit=limit, before=before, after=after, order=order,
-                                            tail=False)
-        next_cursor = None
-        if result.next_cursor:
-            last = result.items[-1][0]
-            next_cursor = encode_cursor({"id": last.id, "order": order})
-        return page([message_wire(m, parts) for m, parts in result.items], next_cursor)
+        result = selectors.session_messages_stored(session=session, limit=limit, before=before, after=after,
+                                                   order=order, tail=False)
+        next_cursor = encode_cursor({"id": result.last_id, "order": order}) if result.last_id else None
+        return page(result.items, next_cursor)
 
 
 class V2SessionTodoView(ApiView):

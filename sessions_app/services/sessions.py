@@ -57,6 +57,8 @@ def session_create(*, context: RuntimeContext, parent_id: str | None = None, tit
     )
     with transaction.atomic():
         session.save(force_insert=True)
+    # A new session has no share yet: rendering it need not ask the database (twice: event and response).
+    Session.share.related.set_cached_value(session, None)
     payload = session_event(session)
     publish_for(session, "session.created", payload)
     publish_for(session, "session.updated", payload)
