@@ -16,7 +16,7 @@ from asgiref.sync import sync_to_async
 
 from agentserver import events, ids
 from agentserver.errors import ApiError
-from providers_app.errors import APIError, ProviderError
+from providers_app.errors import ProviderCallError, ProviderError
 from providers_app.stream import Finish, ReasoningDelta, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 from sessions_app.models import Part, Session
 from sessions_app.runtime import snapshots
@@ -39,7 +39,7 @@ def db(fn):
     return sync_to_async(fn, thread_sensitive=True)
 
 
-def retry_delay_ms(attempt: int, error: APIError | None = None) -> int:
+def retry_delay_ms(attempt: int, error: ProviderCallError | None = None) -> int:
     headers = {k.lower(): v for k, v in ((error.response_headers if error else None) or {}).items()}
     for key, scale in (("retry-after-ms", 1), ("retry-after", 1000)):
         try:
@@ -137,9 +137,9 @@ class StepProcessor:
                 async for event in stream:
                     await self._on_event(event)
                 if self.finish is None:
-                    raise APIError("The model stream ended without finishing", is_retryable=True)
+                    raise ProviderCallError("The model stream ended without finishing", is_retryable=True)
                 break
-            except APIError as error:
+            except ProviderCallError as error:
                 if not error.is_retryable or self.tool_tasks:
                     return await self._fail(error.named())
                 attempt += 1
