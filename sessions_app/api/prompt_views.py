@@ -2,7 +2,8 @@
 session.shell, and the v2 session.prompt / session.wait. Thin: parse, call services/prompting, render.
 
 The views are ordinary (threaded) DRF views; the runner lives on the server loop and is reached through
-runtime.runner.call(), so a sync prompt blocks only its own request thread while it waits."""
+runtime.supervisor (agentserver.loop.call), so a sync prompt blocks only its own request thread while it
+waits (bounded: runtime/waiting.py)."""
 from __future__ import annotations
 
 from rest_framework import serializers

@@ -7,7 +7,7 @@ import re
 
 from asgiref.sync import sync_to_async
 
-from sessions_app.models import Message, Part, Session
+from sessions_app.models import Message, Session
 
 log = logging.getLogger(__name__)
 DEFAULT_TITLE = re.compile(r"^(New session|Child session) - \d{4}-\d\d-\d\dT")

@@ -5,12 +5,13 @@ from __future__ import annotations
 from django.db import transaction
 
 from agentserver import ids
+from agentserver.clock import now_ms
 from agentserver.errors import BadRequest
-from projects_app.models import now_ms
 from sessions_app.models import Message, Part, Session
-from sessions_app.runtime import leases, runner
+from sessions_app.runtime import leases, supervisor, waiting
+from sessions_app.runtime.message_queue import NO_REPLY_KEY
 from sessions_app.runtime.prompt_input import resolve_parts
-from sessions_app.runtime.turn import load_config, session_context
+from sessions_app.runtime.turn_setup import load_config, session_context
 from sessions_app.services import messages as message_service
 
 
@@ -54,7 +55,7 @@ def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tup
     if body.get("tools"):
         info["tools"] = body["tools"]
     if no_reply:
-        info[leases.NO_REPLY_KEY] = True
+        info[NO_REPLY_KEY] = True
     parts = resolve_parts(context=context, message_id=message_id, session_id=session.id, parts=body["parts"])
     message_service.session_touch(session=session)
     with transaction.atomic():
@@ -100,7 +101,7 @@ def user_message_wire(message: Message, parts: list[dict]) -> dict:
 
 def prompt_async(*, session: Session, body: dict) -> Message:
     message, _ = prompt_store(session=session, body=body)
-    runner.call(runner.ensure_runner, session.id)
+    supervisor.kick(session.id)
     return message
 
 
@@ -110,8 +111,8 @@ def prompt(*, session: Session, body: dict) -> tuple[Message, list]:
         message, parts = prompt_store(session=session, body=body, no_reply=True)
         return message, parts
     message, _ = prompt_store(session=session, body=body)
-    runner.call(runner.ensure_runner, session.id)
-    return runner.wait_for_answer(session.id, message.id)
+    supervisor.kick(session.id)
+    return waiting.wait_for_answer(session.id, message.id)
 
 
 def prompt_v2(*, session: Session, prompt_body: dict, delivery: str = "immediate") -> tuple[Message, list[dict]]:
@@ -119,7 +120,7 @@ def prompt_v2(*, session: Session, prompt_body: dict, delivery: str = "immediate
     the message, answered in order the next time the session runs."""
     message, parts = prompt_store(session=session, body=prompt_body)
     if delivery == "immediate" or leases.is_live(session.id):
-        runner.call(runner.ensure_runner, session.id)
+        supervisor.kick(session.id)
     return message, parts
 
 
@@ -133,13 +134,13 @@ def session_abort(*, session: Session) -> bool:
     reject_pending(session=session)
     reject_pending_questions(session=session)
     shell_abort(session.id)
-    runner.call(runner.abort, session.id)
+    supervisor.abort(session.id)
     return True
 
 
 def session_wait(*, session: Session) -> tuple[Message, list[Part]] | None:
     """Block until the session is idle; its last message then (None for an empty session)."""
-    runner.wait_idle(session.id)
+    waiting.wait_idle(session.id)
     message = Message.objects.filter(session=session).order_by("-id").first()
     if message is None:
         return None
