@@ -57,6 +57,7 @@ class PromptBody(serializers.Serializer):
 
 
 class ShellBody(serializers.Serializer):
+    messageID = IdField("msg", required=False)
     agent = serializers.CharField()
     command = serializers.CharField()
     model = ModelRef(required=False)
@@ -120,7 +121,7 @@ class ShellView(ApiView):
         body = parse(ShellBody, request.data)
         model = dict(body["model"]) if body.get("model") else None
         return Response(_answer_wire(session_shell(session=session, agent=body["agent"], command=body["command"],
-                                                   model=model)))
+                                                   model=model, message_id=body.get("messageID"))))
 
 
 class V2PromptView(ApiView):

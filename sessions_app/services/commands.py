@@ -80,6 +80,7 @@ def session_command(*, session: Session, command: str, arguments: str, agent: st
                     parts: list[dict] = ()) -> tuple[Message, list[Part]]:
     """Run a command like a prompt (extra file `parts` follow the template's); the final assistant message.
     Publishes command.executed."""
+    message_service.check_new_message_id(session=session, message_id=message_id)  # before any `!` runs
     body = command_input(session=session, command=command, arguments=arguments, agent=agent, model=model,
                          message_id=message_id, parts=parts)
     message, parts = prompting.prompt(session=session, body=body)

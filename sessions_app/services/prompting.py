@@ -6,7 +6,6 @@ from django.db import transaction
 
 from agentserver import ids
 from agentserver.clock import now_ms
-from agentserver.errors import BadRequest
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases, supervisor, waiting
 from sessions_app.runtime.message_queue import NO_REPLY_KEY
@@ -38,6 +37,7 @@ def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tup
     from sessions_app.runtime.agents import agent_get, default_agent_name
     from sessions_app.services.sessions import session_set
 
+    message_service.check_new_message_id(session=session, message_id=body.get("messageID"))
     context = session_context(session)
     config = load_config(context)
     if session.revert:
@@ -46,8 +46,6 @@ def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tup
     agent = agent_get(config, agent_name)
     model = choose_model(context=context, config=config, session=session, agent=agent, requested=body.get("model"))
     message_id = body.get("messageID") or ids.ascending("msg")
-    if Message.objects.filter(id=message_id).exists():
-        raise BadRequest(f"Message already exists: {message_id}", kind="Body")
     info: dict = {"id": message_id, "sessionID": session.id, "role": "user", "time": {"created": now_ms()},
                   "agent": agent_name, "model": model}
     if body.get("system"):

@@ -45,7 +45,8 @@ def _status(session: Session, holder: str, status: dict) -> None:
     message_service.publish_for(session, "session.status", {"sessionID": session.id, "status": status})
 
 
-def session_shell(*, session: Session, agent: str, command: str, model: dict | None) -> tuple[Message, list[Part]]:
+def session_shell(*, session: Session, agent: str, command: str, model: dict | None,
+                  message_id: str | None = None) -> tuple[Message, list[Part]]:
     from sessions_app.runtime.agents import agent_get
     from sessions_app.services.prompting import choose_model
 
@@ -53,6 +54,7 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
     config = load_config(context)
     agent_info = agent_get(config, agent)
     model = choose_model(context=context, config=config, session=session, agent=agent_info, requested=model)
+    message_service.check_new_message_id(session=session, message_id=message_id)
     holder = f"{supervisor.WORKER_ID}:shell:{uuid.uuid4().hex[:8]}"
     if not leases.acquire(session.id, holder):
         raise SessionBusy(f"Session is busy: {session.id}", sessionID=session.id)
@@ -62,7 +64,7 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
 
             revert_cleanup(session=session)
         _status(session, holder, BUSY)
-        return _run(session, context, agent, model, command, holder)
+        return _run(session, context, agent, model, command, holder, message_id)
     finally:
         _running.pop(session.id, None)
         _aborted.discard(session.id)
@@ -73,8 +75,9 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
             supervisor.kick(session.id)
 
 
-def _run(session: Session, context, agent: str, model: dict, command: str, holder: str):
-    user_id = ids.ascending("msg")
+def _run(session: Session, context, agent: str, model: dict, command: str, holder: str,
+         message_id: str | None = None):
+    user_id = message_id or ids.ascending("msg")
     message_service.message_save(session=session, info={
         "id": user_id, "sessionID": session.id, "role": "user", "time": {"created": now_ms()},
         "agent": agent, "model": model})
