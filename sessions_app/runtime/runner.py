@@ -94,8 +94,11 @@ class Runner:
             user = await db(next_pending)(sid)
             if user is None:
                 await db(prune_quietly)(sid)  # old tool outputs (runtime/compaction.py)
+                if self.wake:
+                    continue  # woken meanwhile (a prompt, or an answer that resumes a call): look again
                 await scope.go_idle()
-                self.wake = False
+                # A wake that arrives while going idle is kept: it may be an answer to resume a call, which
+                # no queue query would find.
                 if await db(next_pending)(sid) is not None or self.wake:
                     if await db(leases.acquire)(sid, self.worker_id):
                         continue
