@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from agentserver import ids
+from agentserver.clock import now_ms
 
 log = logging.getLogger(__name__)
 
@@ -32,10 +33,6 @@ def _dumps(value) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def now_ms() -> int:
-    import time
-
-    return int(time.time() * 1000)
 
 
 @dataclass(slots=True, eq=False)

@@ -5,7 +5,8 @@ descending ids (sessions) invert the bits so the newest sorts first."""
 import re
 import secrets
 import threading
-import time
+
+from agentserver.clock import now_ms
 
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _lock = threading.Lock()
@@ -35,7 +36,7 @@ def _random_tail(length: int = 14) -> str:
 def _next_time_value() -> int:
     global _last_ms, _counter
     with _lock:
-        now = int(time.time() * 1000)
+        now = now_ms()
         if now != _last_ms:
             _last_ms = now
             _counter = 0

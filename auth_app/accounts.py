@@ -11,7 +11,8 @@ from django.db.models import QuerySet
 from agentserver import events, ids
 from agentserver.errors import BadRequest, NotFound
 from auth_app import crypto
-from auth_app.models import AuthAccount, now_ms
+from agentserver.clock import now_ms
+from auth_app.models import AuthAccount
 
 log = logging.getLogger(__name__)
 

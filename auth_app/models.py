@@ -1,6 +1,8 @@
 from django.conf import settings
 from django.db import models
 
+from agentserver.clock import now_ms  # noqa: F401 — migrations name it here
+
 
 class AllowedRoot(models.Model):
     """A directory tree a user may work in. The first one (lowest position) is the user's default."""
@@ -35,10 +37,6 @@ class ApiToken(models.Model):
         return f"{self.name} ({self.prefix}…)"
 
 
-def now_ms() -> int:
-    import time
-
-    return int(time.time() * 1000)
 
 
 class AuthAccount(models.Model):

@@ -127,7 +127,7 @@ class Subscriber:
                 if kind == "message.part.delta":
                     delta = props.get("delta")
                 elif kind == "message.part.updated" and props.get("delta"):
-                    delta = props["delta"]  # seed-era servers carry deltas on part updates
+                    delta = props["delta"]  # older servers carry deltas on part updates
                 if delta:
                     for token in delta.split():
                         if token.startswith("d") and token[1:].isdigit():

@@ -20,9 +20,10 @@ class ProviderAuthError(ProviderError):
         return {"name": "ProviderAuthError", "data": {"providerID": self.provider_id, "message": self.message}}
 
 
-class APIError(ProviderError):
-    """The provider answered with an error or the connection failed. 429, 5xx and network failures are
-    retryable; the runner does the backoff (the SDKs' own retries are off)."""
+class ProviderCallError(ProviderError):
+    """The provider answered with an error or the connection failed (on the wire: opencode's "APIError"; the
+    Python name differs so it is never confused with agentserver.errors.ApiError, our HTTP error base). 429,
+    5xx and network failures are retryable; the runner does the backoff (the SDKs' own retries are off)."""
 
     def __init__(self, message: str, status_code: int | None = None, is_retryable: bool = False,
                  response_headers: dict | None = None, response_body: str | None = None):

@@ -2,7 +2,7 @@
 events (providers_app.stream). The wire protocol follows the provider's npm package: Anthropic messages for
 `@ai-sdk/anthropic`, OpenAI chat-completions for everything else.
 
-Errors: ProviderAuthError (no credential), APIError (provider said no or the connection failed). The SDKs'
+Errors: ProviderAuthError (no credential), ProviderCallError (provider said no or the connection failed). The SDKs'
 own retries are off; the runner retries what `is_retryable` allows. Cancelling the consuming task closes the
 HTTP stream."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from asgiref.sync import sync_to_async
 
 from providers_app import credentials, models_catalog
-from providers_app.errors import APIError, ProviderAuthError
+from providers_app.errors import ProviderAuthError, ProviderCallError
 from providers_app.stream import StreamEvent
 
 PLACEHOLDER_KEY = "agentserver-no-key"  # keyless local endpoints; the SDKs insist on some key
@@ -39,7 +39,7 @@ def prepare_call(*, context, provider_id: str, model_id: str) -> PreparedCall:
             raise ProviderAuthError(provider_id, f"No API key for provider {provider_id}: add an auth account{hint}")
         credential = {"type": "api", "key": PLACEHOLDER_KEY}
     if not info.base_url and info.protocol == "openai":
-        raise APIError(f"Provider {provider_id} has no OpenAI-compatible endpoint; set "
+        raise ProviderCallError(f"Provider {provider_id} has no OpenAI-compatible endpoint; set "
                        f"provider.{provider_id}.options.baseURL in the config", is_retryable=False)
     return PreparedCall(model=info, credential=credential)
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
-import time
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import httpx
 from django.db import transaction
 
+from agentserver.clock import now_ms
 from agentserver.errors import BadRequest
 from providers_app.models import OAuthPending
 
@@ -98,7 +98,7 @@ def oauth_authorize(*, user, provider_id: str, method: int) -> dict:
     OAuthPending.objects.update_or_create(
         owner=user, provider_id=provider_id,
         defaults={"method": method, "state": state, "secret": crypto.encrypt_json({"verifier": verifier}),
-                  "time_created": int(time.time() * 1000)},
+                  "time_created": now_ms()},
     )
     return {"url": f"{chosen.authorize_url}?{urlencode(params)}", "method": "code",
             "instructions": "Open the link, sign in, then paste the code you are shown (or the whole URL your "
@@ -144,7 +144,7 @@ def _exchange(chosen: OAuthMethod, code: str, state: str, verifier: str) -> dict
         return {"type": "api", "key": key}
     expires_in = tokens.get("expires_in") if isinstance(tokens.get("expires_in"), (int, float)) else 3600
     return {"type": "oauth", "access": tokens["access_token"], "refresh": tokens.get("refresh_token") or "",
-            "expires": int(time.time() * 1000 + expires_in * 1000)}
+            "expires": now_ms() + int(expires_in * 1000)}
 
 
 def oauth_callback(*, user, provider_id: str, method: int, code: str | None) -> bool:
@@ -155,7 +155,7 @@ def oauth_callback(*, user, provider_id: str, method: int, code: str | None) -> 
     if not code or not code.strip():
         raise BadRequest("code is required", issues=[{"path": ["code"], "message": "required"}])
     pending = OAuthPending.objects.filter(owner=user, provider_id=provider_id).first()
-    now = int(time.time() * 1000)
+    now = now_ms()
     if pending is None or pending.method != method or now - pending.time_created > PENDING_TTL_MS:
         raise BadRequest(f"No OAuth sign-in in progress for {provider_id} with method {method}; authorize first")
     code_value, state = _split_code(code)

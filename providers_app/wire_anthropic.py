@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import anthropic
 
-from providers_app.errors import APIError
+from providers_app.errors import ProviderCallError
 from providers_app.pricing import cost_of
 from providers_app.stream import (Finish, ReasoningDelta, StreamEvent, TextDelta, ToolCallDelta, ToolCallEnd,
                                   ToolCallStart, Usage)
@@ -175,5 +175,5 @@ async def stream(call, *, system, messages, tools, temperature, max_output, head
     finally:
         await client.close()
     if not finished and stop_reason is None:
-        raise APIError("The provider closed the stream before it finished", is_retryable=True)
+        raise ProviderCallError("The provider closed the stream before it finished", is_retryable=True)
     yield Finish(STOP_REASONS.get(stop_reason or "", "other"), usage, cost_of(usage, call.model.cost))

@@ -1,4 +1,4 @@
-"""SDK and transport exceptions → APIError, the same way for both protocols."""
+"""SDK and transport exceptions → ProviderCallError, the same way for both protocols."""
 from __future__ import annotations
 
 import json
@@ -6,7 +6,7 @@ import json
 import httpx
 import httpx2
 
-from providers_app.errors import APIError, retryable_status
+from providers_app.errors import ProviderCallError, retryable_status
 
 MAX_BODY = 4000
 # Headers worth keeping for the runner (rate limits, retry hints, request ids); never auth.
@@ -44,8 +44,8 @@ def _message_from(body: str | None, fallback: str) -> str:
     return fallback
 
 
-def to_api_error(exc: BaseException, sdk) -> APIError | None:
-    """The APIError for an exception of `sdk` (the openai or anthropic module) or of the transport;
+def to_api_error(exc: BaseException, sdk) -> ProviderCallError | None:
+    """The ProviderCallError for an exception of `sdk` (the openai or anthropic module) or of the transport;
     None when it is not a provider failure (a bug of ours must surface as itself)."""
     if isinstance(exc, sdk.APIStatusError):
         status = exc.status_code
@@ -57,11 +57,11 @@ def to_api_error(exc: BaseException, sdk) -> APIError | None:
         # Errors sent inside a 200 stream (Anthropic `overloaded_error`) carry the 200 of the stream.
         if status == 200:
             retryable = "overloaded" in (body or "") or "rate_limit" in (body or "") or "api_error" in (body or "")
-        return APIError(_message_from(body, str(exc) or f"HTTP {status}"), status_code=status,
+        return ProviderCallError(_message_from(body, str(exc) or f"HTTP {status}"), status_code=status,
                         is_retryable=retryable, response_headers=_headers(response), response_body=body)
     if isinstance(exc, (sdk.APIConnectionError, httpx.HTTPError, httpx2.HTTPError, ConnectionError)):
         message = str(exc) or exc.__class__.__name__
-        return APIError(f"Connection to the provider failed: {message}", is_retryable=True)
+        return ProviderCallError(f"Connection to the provider failed: {message}", is_retryable=True)
     if isinstance(exc, sdk.APIError):
-        return APIError(str(exc) or exc.__class__.__name__, is_retryable=False)
+        return ProviderCallError(str(exc) or exc.__class__.__name__, is_retryable=False)
     return None

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import openai
 
-from providers_app.errors import APIError
+from providers_app.errors import ProviderCallError
 from providers_app.pricing import cost_of
 from providers_app.stream import (Finish, ReasoningDelta, StreamEvent, TextDelta, ToolCallDelta, ToolCallEnd,
                                   ToolCallStart, Usage)
@@ -174,7 +174,7 @@ async def stream(call, *, system, messages, tools, temperature, max_output, head
     finally:
         await client.close()
     if finish_reason is None and not calls and usage is None:
-        raise APIError("The provider closed the stream before it finished", is_retryable=True)
+        raise ProviderCallError("The provider closed the stream before it finished", is_retryable=True)
     for state in calls.values():
         yield ToolCallEnd(state["id"], state["name"], _parse_arguments(state["arguments"]))
     reason = FINISH_REASONS.get(finish_reason or "", "other")

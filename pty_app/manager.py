@@ -18,10 +18,10 @@ import socket
 import threading
 import time
 
-from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
+from agentserver import loop as server_loop
 from pty_app import conf, exits
 from pty_app.terminal import SpawnSpec, Terminal, signal_session
 
@@ -61,7 +61,6 @@ class PtyManager:
         self.reserved: set[str] = set()  # rows written, processes not yet registered
         self._started: asyncio.Future | None = None
         self._tasks: set[asyncio.Task] = set()
-        self._bind_lock = threading.Lock()
         self._backlogs: dict[str, _Backlog] = {}
 
     # -- loop plumbing ---------------------------------------------------------------------------------
@@ -75,16 +74,8 @@ class PtyManager:
     def call(self, coro, timeout: float = 30):
         """Run a coroutine on the worker loop from a sync thread and return its result."""
         if self.loop is None:
-            with self._bind_lock:
-                if self.loop is None:
-                    async_to_sync(self._capture_loop)()
-        if self.loop is None:
-            raise RuntimeError("no event loop to run terminals on")
-        future = contextvars.Context().run(asyncio.run_coroutine_threadsafe, self._started_then(coro), self.loop)
-        return future.result(timeout)
-
-    async def _capture_loop(self) -> None:
-        self.loop = asyncio.get_running_loop()
+            self.loop = server_loop.server_loop()
+        return server_loop.call(self._started_then(coro), timeout=timeout)
 
     async def _started_then(self, coro):
         await self.ensure_started()

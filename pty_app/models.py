@@ -1,11 +1,9 @@
 from django.conf import settings
 from django.db import models
 
+from agentserver.clock import now_ms  # noqa: F401 — migrations name it here
 
-def now_ms() -> int:
-    import time
 
-    return int(time.time() * 1000)
 
 
 class Pty(models.Model):

@@ -6,8 +6,13 @@ class SessionsAppConfig(AppConfig):
     label = "sessions_app"
 
     def ready(self) -> None:
-        # The tools of the user's connected MCP servers join the agent's tools.
+        from django.core.signals import request_started
+
         from sessions_app.mcp_tools import tools_for
+        from sessions_app.runtime import supervisor
         from sessions_app.runtime.tools import register_dynamic
 
+        # daphne has no lifespan: the first request starts the runner machinery (loop capture, lease janitor).
+        request_started.connect(supervisor.on_request_started, dispatch_uid="sessions_app.runner.start")
+        # The tools of the user's connected MCP servers join the agent's tools.
         register_dynamic(tools_for)

@@ -11,12 +11,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
-import time
 from urllib.parse import urlencode, urlparse
 
 import httpx
 from django.db import transaction
 
+from agentserver.clock import now_ms
 from agentserver.errors import BadRequest
 from auth_app import crypto
 from auth_app.models import AuthAccount
@@ -109,7 +109,7 @@ def oauth_start(*, context, name: str) -> dict:
     OAuthPending.objects.update_or_create(
         owner=context.user, provider_id=_service(name),
         defaults={"method": 0, "state": state, "secret": crypto.encrypt_json(secret),
-                  "time_created": int(time.time() * 1000)})
+                  "time_created": now_ms()})
     endpoint = metadata["authorization_endpoint"]
     separator = "&" if urlparse(endpoint).query else "?"
     return {"authorizationUrl": f"{endpoint}{separator}{urlencode(params)}", "oauthState": state}
@@ -144,7 +144,7 @@ def oauth_callback(*, context, name: str, code: str) -> dict:
         raise BadRequest("The pending OAuth flow cannot be read; start a new one") from None
     tokens = _exchange(pending, code)
     expires_in = tokens.get("expires_in")
-    expires = int(time.time() * 1000 + float(expires_in) * 1000) if isinstance(expires_in, (int, float)) else 0
+    expires = now_ms() + int(float(expires_in) * 1000) if isinstance(expires_in, (int, float)) else 0
     credential = {"type": "oauth", "access": tokens["access_token"],
                   # auth accounts require a refresh string; servers without refresh tokens get a marker.
                   "refresh": tokens.get("refresh_token") or "-", "expires": expires}

@@ -3,7 +3,7 @@
 A context's servers are the effective config's `mcp` map plus the ones added with `mcp.server.create`
 (McpServer rows of the user and the context's project; a runtime server replaces a config one of the same
 name). The functions here are synchronous (ORM) and reach the connections on daphne's loop through
-`runner.call`; they never raise for a server that fails to start: that is its status."""
+`agentserver.loop.call`; they never raise for a server that fails to start: that is its status."""
 from __future__ import annotations
 
 import asyncio
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from agentserver import events
+from agentserver import loop as server_loop
 from agentserver.errors import BadRequest, NotFound
 from auth_app import crypto
 from providers_app.mcp import client, configs
@@ -117,16 +118,10 @@ def target_of(context, server: Server) -> client.Target:
 def _call(coroutine_function, *args, timeout: float):
     """Run on the server loop from a thread. On the loop's own thread (never expected) this fails with
     McpFailure rather than deadlocking."""
-    from sessions_app.runtime import runner
-
-    loop = runner.server_loop()
-    try:
-        running = asyncio.get_running_loop()
-    except RuntimeError:
-        running = None
-    if running is loop:
+    server_loop.server_loop()
+    if server_loop.on_loop_thread():
         raise client.McpFailure("MCP is not reachable from the event loop thread")
-    return runner.call(coroutine_function, *args, timeout=timeout)
+    return server_loop.call(coroutine_function, *args, timeout=timeout)
 
 
 # ---- status -------------------------------------------------------------------------------------------

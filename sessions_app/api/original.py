@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from agentserver.api import ApiView, id_param, parse, parse_query
 from sessions_app import selectors
 from sessions_app.api import serializers as s
+from sessions_app.services import removal
 from sessions_app.services import sessions as session_services
 from sessions_app.services import sharing
 from sessions_app.wire import message_wire, session_wire, todo_wire
@@ -70,7 +71,7 @@ class SessionItemView(ApiView):
         return Response(session_wire(session))
 
     def delete(self, request, sessionID: str):
-        return Response(session_services.session_delete(session=session_from_path(request, sessionID)))
+        return Response(removal.session_delete(session=session_from_path(request, sessionID)))
 
 
 class SessionChildrenView(ApiView):

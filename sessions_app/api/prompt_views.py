@@ -2,7 +2,8 @@
 session.shell, and the v2 session.prompt / session.wait. Thin: parse, call services/prompting, render.
 
 The views are ordinary (threaded) DRF views; the runner lives on the server loop and is reached through
-runtime.runner.call(), so a sync prompt blocks only its own request thread while it waits."""
+runtime.supervisor (agentserver.loop.call), so a sync prompt blocks only its own request thread while it
+waits (bounded: runtime/waiting.py)."""
 from __future__ import annotations
 
 from rest_framework import serializers
@@ -56,6 +57,7 @@ class PromptBody(serializers.Serializer):
 
 
 class ShellBody(serializers.Serializer):
+    messageID = IdField("msg", required=False)
     agent = serializers.CharField()
     command = serializers.CharField()
     model = ModelRef(required=False)
@@ -119,7 +121,7 @@ class ShellView(ApiView):
         body = parse(ShellBody, request.data)
         model = dict(body["model"]) if body.get("model") else None
         return Response(_answer_wire(session_shell(session=session, agent=body["agent"], command=body["command"],
-                                                   model=model)))
+                                                   model=model, message_id=body.get("messageID"))))
 
 
 class V2PromptView(ApiView):

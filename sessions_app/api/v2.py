@@ -14,6 +14,7 @@ from agentserver.errors import BadRequest
 from sessions_app import selectors
 from sessions_app.api import serializers as s
 from sessions_app.api.original import request_base_url, session_from_path
+from sessions_app.services import removal
 from sessions_app.services import sessions as session_services
 from sessions_app.wire import message_wire, session_wire, todo_wire
 
@@ -104,7 +105,7 @@ class V2SessionItemView(ApiView):
         return Response({"data": v2_session(session)})
 
     def delete(self, request, sessionID: str):
-        return Response({"data": session_services.session_delete(session=session_from_path(request, sessionID))})
+        return Response({"data": removal.session_delete(session=session_from_path(request, sessionID))})
 
 
 class V2SessionMessagesView(ApiView):

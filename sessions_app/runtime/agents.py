@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from agentserver.errors import BadRequest
-from sessions_app.services.permissions import rules_from_config
+from sessions_app.runtime.permission_rules import rules_from_config
 
 EXPLORE_PROMPT = (
     "You are a file search specialist. You excel at thoroughly navigating and exploring codebases.\n\n"
@@ -212,6 +212,6 @@ def agent_list_v2(config: dict) -> list[dict]:
 def session_ruleset(config: dict, agent_name: str, session_permission) -> list[dict]:
     """What a tool call in a session is evaluated against: the agent's rules (config rules included),
     then the session's own rules (e.g. a prompt's `tools: {bash: false}`, a child session's denials)."""
-    from sessions_app.services.permissions import clean_rules
+    from sessions_app.runtime.permission_rules import clean_rules
 
     return agent_rules(config, agent_name) + clean_rules(session_permission)

@@ -1,5 +1,5 @@
-"""Compaction (reference §5.10) and the continuation of command subtasks (§5.2 loop step 5), as a mixin of
-the Runner.
+"""Compaction (reference §5.10): summaries that replace the history, their automatic trigger, and the
+pruning of old tool outputs. Plain functions over the RunScope the runner hands them (runtime/scope.py).
 
 A user message holding a `compaction` part is answered by a summary: an assistant message with mode/agent
 "compaction", `summary: true`, no tools, the compaction agent's prompt, and the conversation so far as history.
@@ -11,12 +11,19 @@ Messages the runner adds on its own carry `_continues: <the user message they ca
 only), so a caller waiting for the answer to the original prompt follows them to the final answer."""
 from __future__ import annotations
 
+import logging
+
 from agentserver import ids
+from agentserver.clock import now_ms
+from agentserver.loop import db
 from sessions_app.models import Message, Part, Session
-from sessions_app.runtime import leases
-from sessions_app.runtime.processor import Step, StepProcessor, now_ms
+from sessions_app.runtime import parts
+from sessions_app.runtime.history import provider_messages
+from sessions_app.runtime.message_queue import BUSY
+from sessions_app.runtime.scope import RunScope
 from sessions_app.services import messages as message_service
 
+log = logging.getLogger(__name__)
 CONTINUES_KEY = "_continues"
 COMPACTION_PROMPT = (
     "Provide a detailed summary of our conversation above, written so that another agent can read it and "
@@ -26,13 +33,6 @@ COMPACTION_PROMPT = (
     "## Relevant files / directories\n---"
 )
 CONTINUE_TEXT = "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed."
-SUBTASK_CONTINUE_TEXT = "Summarize the task tool output above and continue with your task."
-
-
-def db(fn):
-    from asgiref.sync import sync_to_async
-
-    return sync_to_async(fn, thread_sensitive=True)
 
 
 def compaction_part(message_id: str) -> dict | None:
@@ -99,74 +99,59 @@ def _set_compacting(session: Session, value: int | None) -> None:
     session_set(session=session, touch=False, time_compacting=value)
 
 
-class CompactionMixin:
-    async def _compact(self, session: Session, user: Message, turn, part: dict) -> bool:
-        """Answer a compaction request with a summary. True when aborted."""
-        from sessions_app.runtime.agents import agent_get
-        from sessions_app.runtime.history import provider_messages
-        from sessions_app.runtime.runner import _context_messages
+def context_messages(session: Session) -> list:
+    """(message, parts) pairs of the history the model sees: from the last completed summary on."""
+    from sessions_app.selectors import session_context_messages
 
-        agent = agent_get(turn.config, "compaction")
-        model = agent.get("model") or user.info.get("model") or {}
-        await self.set_status(leases.BUSY, session.id)
-        await db(_set_compacting)(session, now_ms())
-        pairs = await db(_context_messages)(session)
-        history = provider_messages(pairs, upto_user_id=user.id)
-        ask = {"type": "text", "text": COMPACTION_PROMPT}
-        if history and history[-1]["role"] == "user":
-            history[-1] = {**history[-1], "content": [*history[-1]["content"], ask]}
-        else:
-            history.append({"role": "user", "content": [ask]})
-        info = self._assistant_info(user, "compaction", model, session.id)
-        info["summary"] = True
-        await db(message_service.message_save)(session=session, info=info)
-        processor = StepProcessor(Step(
-            session=session, context=turn.context, config=turn.config, agent=agent, info=info,
-            system=[agent.get("prompt") or COMPACTION_PROMPT], messages=history, tools={}, rules=turn.rules,
-            abort=self.abort_event, run_child=None,
-            set_status=lambda status, sid=session.id: self.set_status(status, sid)))
-        try:
-            outcome = await self._run_step(processor)
-        finally:
-            await db(_set_compacting)(session, None)
-        done = outcome != "aborted" and not info.get("error")
-        if done and part.get("auto"):
-            # Queued before the summary completes, so a waiting caller always finds it.
-            await db(user_message)(session=session, like=user, continues=user.id, parts=[
-                {"type": "text", "text": CONTINUE_TEXT, "synthetic": True,
-                 "time": {"start": now_ms(), "end": now_ms()}}])
-        info["time"]["completed"] = now_ms()
-        await db(message_service.message_save)(session=session, info=dict(info))
-        if done:
-            message_service.publish_for(session, "session.compacted", {"sessionID": session.id})
-        self._notify_waiters()
-        return outcome == "aborted"
+    return session_context_messages(session=session)
 
-    async def _auto_compact(self, session: Session, user: Message, turn, info: dict) -> bool:
-        """After a finished step: queue an automatic compaction when its tokens fill the usable context."""
-        if (turn.config.get("compaction") or {}).get("auto") is False or info.get("error"):
-            return False
-        model = {"providerID": info.get("providerID"), "modelID": info.get("modelID")}
-        limit = await db(_model_limit)(turn.context, turn.config, model)
-        if not overflowed(info.get("tokens") or {}, limit):
-            return False
-        await db(user_message)(session=session, like=user, continues=user.id,
-                               parts=[{"type": "compaction", "auto": True}])
-        return True
 
-    async def _continue_after_subtasks(self, session: Session, user: Message) -> Message:
-        """After a command's subtask ran, the model answers a synthetic user message asking it to carry on."""
-        subtasks = await db(lambda: list(Part.objects.filter(message_id=user.id, type="subtask")
-                                         .values_list("data", flat=True)))()
-        if not any(isinstance(s, dict) and s.get("command") for s in subtasks):
-            return user
-        return await db(user_message)(session=session, like=user, continues=user.id, parts=[
-            {"type": "text", "text": SUBTASK_CONTINUE_TEXT, "synthetic": True}])
+async def compact(scope: RunScope, user: Message, turn, part: dict) -> bool:
+    """Answer a compaction request with a summary. True when aborted."""
+    from sessions_app.runtime.agents import agent_get
 
-    def _notify_waiters(self) -> None:
-        from sessions_app.runtime.runner import _notify
+    session = scope.session
+    agent = agent_get(turn.config, "compaction")
+    model = agent.get("model") or user.info.get("model") or {}
+    await scope.set_status(BUSY)
+    await db(_set_compacting)(session, now_ms())
+    pairs = await db(context_messages)(session)
+    history = provider_messages(pairs, upto_user_id=user.id)
+    ask = {"type": "text", "text": COMPACTION_PROMPT}
+    if history and history[-1]["role"] == "user":
+        history[-1] = {**history[-1], "content": [*history[-1]["content"], ask]}
+    else:
+        history.append({"role": "user", "content": [ask]})
+    info = await scope.open_assistant(user, "compaction", model, summary=True)
+    processor = scope.new_step(turn, info, messages=history, tools={}, agent=agent,
+                               system=[agent.get("prompt") or COMPACTION_PROMPT])
+    try:
+        outcome = await scope.run_step(processor)
+    finally:
+        await db(_set_compacting)(session, None)
+    done = outcome != "aborted" and not info.get("error")
+    if done and part.get("auto"):
+        # Queued before the summary completes, so a waiting caller always finds it.
+        await db(user_message)(session=session, like=user, continues=user.id, parts=[
+            {"type": "text", "text": CONTINUE_TEXT, "synthetic": True,
+             "time": {"start": now_ms(), "end": now_ms()}}])
+    await scope.close_assistant(info)
+    if done:
+        message_service.publish_for(session, "session.compacted", {"sessionID": session.id})
+    return outcome == "aborted"
 
-        _notify()
+
+async def auto_compact(scope: RunScope, user: Message, turn, info: dict) -> bool:
+    """After a finished step: queue an automatic compaction when its tokens fill the usable context."""
+    if (turn.config.get("compaction") or {}).get("auto") is False or info.get("error"):
+        return False
+    model = {"providerID": info.get("providerID"), "modelID": info.get("modelID")}
+    limit = await db(_model_limit)(turn.context, turn.config, model)
+    if not overflowed(info.get("tokens") or {}, limit):
+        return False
+    await db(user_message)(session=scope.session, like=user, continues=user.id,
+                           parts=[{"type": "compaction", "auto": True}])
+    return True
 
 
 # ---- prune (reference §5.10) ------------------------------------------------------------------------
@@ -221,22 +206,16 @@ def prune(session_id: str, config: dict | None = None) -> int:
         return 0
     now = now_ms()
     for part in chosen:
-        data = dict(part.data)
-        state = dict(data["state"])
-        state["time"] = {**(state.get("time") or {}), "compacted": now}
-        data["state"] = state
-        message_service.part_save(session=session, part=data)
+        message_service.part_save(session=session, part=parts.tool_pruned(part.data, now))
     return len(chosen)
 
 
 def prune_quietly(session_id: str) -> None:
-    import logging
-
-    from sessions_app.runtime.turn import load_config, session_context
+    from sessions_app.runtime.turn_setup import load_config, session_context
 
     try:
         session = Session.objects.filter(id=session_id).first()
         if session is not None:
             prune(session_id, load_config(session_context(session)))
     except Exception:
-        logging.getLogger(__name__).exception("pruning %s", session_id)
+        log.exception("pruning %s", session_id)

@@ -9,14 +9,13 @@ import time
 from urllib.parse import unquote
 
 from sessions_app.models import Message, Part
+from sessions_app.runtime.parts import tool_result_for_model
 
 BASE_PROMPT = (
     "You are opencode, an interactive agent that helps users with software engineering tasks. Use the tools "
     "available to you to assist the user. Be concise and direct. Prefer editing existing files over creating "
     "new ones. Never guess file contents: read them first."
 )
-CLEARED = "[Old tool result content cleared]"
-INTERRUPTED = "[Tool execution was interrupted]"
 MAX_STEPS_TEXT = (
     "CRITICAL - MAXIMUM STEPS REACHED\n\nThe maximum number of steps allowed for this task has been reached. "
     "Tools are disabled until next user input. Respond with text only: summarize the work done so far and list "
@@ -120,17 +119,9 @@ def _assistant_messages(info: dict, parts: list) -> list[dict]:
             state = data.get("state") or {}
             call_id, name = data.get("callID") or data.get("id"), data.get("tool") or "invalid"
             content.append({"type": "tool_call", "id": call_id, "name": name, "input": state.get("input") or {}})
-            status = state.get("status")
-            if status == "completed":
-                output = CLEARED if (state.get("time") or {}).get("compacted") else state.get("output") or ""
-                results.append({"type": "tool_result", "id": call_id, "name": name, "output": output,
-                                "is_error": False})
-            elif status == "error":
-                results.append({"type": "tool_result", "id": call_id, "name": name,
-                                "output": state.get("error") or "error", "is_error": True})
-            else:
-                results.append({"type": "tool_result", "id": call_id, "name": name, "output": INTERRUPTED,
-                                "is_error": True})
+            output, is_error = tool_result_for_model(state)
+            results.append({"type": "tool_result", "id": call_id, "name": name, "output": output,
+                            "is_error": is_error})
     out = []
     if content:
         out.append({"role": "assistant", "content": content})

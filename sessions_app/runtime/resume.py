@@ -19,12 +19,16 @@ marks its request `used` when it reads an allowing answer (services/permissions,
 request still `pending` or `replied` (answered, unseen) at recovery means the tool never ran."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Awaitable, Callable
 
-from sessions_app.models import Message, Part, PermissionRequest, Question
-
-if TYPE_CHECKING:  # pragma: no cover
-    from sessions_app.models import Session
+from agentserver.clock import now_ms
+from agentserver.loop import db
+from sessions_app.models import Message, Part, PermissionRequest, Question, Session
+from sessions_app.runtime import parts
+from sessions_app.runtime.message_queue import BUSY
+from sessions_app.runtime.scope import RunScope
+from sessions_app.runtime.subtasks import child_runner
+from sessions_app.services import messages as message_service
 
 INTERRUPTED_KEY = "_interrupted"
 ALLOWING = ("once", "always")
@@ -70,17 +74,7 @@ def resumable(session_id: str) -> tuple[Message, Message, dict] | None:
     return None
 
 
-def wake_if_orphaned(session_id: str) -> None:
-    """After an answer (view thread): no runner waits on it → start one to resume the interrupted call."""
-    from sessions_app.runtime import leases, runner
-
-    if not leases.is_live(session_id) and resumable(session_id) is not None:
-        runner.call(runner.ensure_runner, session_id)
-
-
-def _forget_call(session: "Session", message: Message, part: dict) -> None:
-    from sessions_app.services import messages as message_service
-
+def _forget_call(session: Session, message: Message, part: dict) -> None:
     message_service.part_remove(session=session, message_id=message.id, part_id=part["id"])
     info = {**message.info, INTERRUPTED_KEY: [c for c in message.info[INTERRUPTED_KEY] if c != part["callID"]]}
     if not info[INTERRUPTED_KEY]:
@@ -88,59 +82,55 @@ def _forget_call(session: "Session", message: Message, part: dict) -> None:
     message_service.message_save(session=session, info=info)
 
 
-class ResumeMixin:
-    """Runner side: `_resume_interrupted()` at the top of every runner iteration."""
+def recover(session_id: str) -> None:
+    """Close what a dead runner left open: its assistant messages end with MessageAbortedError, their
+    streaming parts are closed, and the calls that still waited on the user are noted for a later resume."""
+    session = Session.objects.filter(id=session_id).first()
+    if session is None:
+        return
+    for message in Message.objects.filter(session_id=session_id, role="assistant",
+                                          info__time__completed__isnull=True).order_by("id"):
+        now = now_ms()
+        closed_calls = []
+        for part in Part.objects.filter(message_id=message.id).order_by("id"):
+            closed = parts.close_part(part.data, now)
+            if closed is not None:
+                message_service.part_save(session=session, part=closed)
+                if closed.get("type") == "tool":
+                    closed_calls.append(closed.get("callID"))
+        info = {**message.info, "error": parts.ABORTED, "time": {**(message.info.get("time") or {}), "completed": now}}
+        waiting = waiting_calls(session_id, closed_calls)  # their requests stay answerable
+        if waiting:
+            info[INTERRUPTED_KEY] = waiting
+        message_service.message_save(session=session, info=info)
 
-    _resume_checked = False
 
-    async def _resume_interrupted(self, woken: bool = False) -> bool:
-        """Re-run one interrupted call whose request was answered, then carry on the turn. True when it
-        did something (the caller looks again). Looks only when the runner starts, after a resume and when
-        woken: an answer kicks a runner only while no lease is live (wake_if_orphaned), so a runner that
-        is busy with other work never has anything to resume (and its idle path stays one query short)."""
-        import asyncio
+Answer = Callable[..., Awaitable[bool]]  # runtime/turn.py answer
 
-        from providers_app.stream import ToolCallEnd
-        from sessions_app.runtime import leases
-        from sessions_app.runtime.processor import now_ms
-        from sessions_app.runtime.runner import _notify, db
-        from sessions_app.runtime.turn import prepare_turn
-        from sessions_app.services import messages as message_service
 
-        if self._resume_checked and not woken:
-            return False
-        self._resume_checked = True
-        found = await db(resumable)(self.session_id)
-        if found is None:
-            return False
-        self._resume_checked = False  # look again afterwards: a second interrupted call may be answered
-        user, interrupted, part = found
-        session = self.session
-        await db(_forget_call)(session, interrupted, part)
-        turn = await db(prepare_turn)(session, user)
-        self._context = turn.context
-        await self.set_status(leases.BUSY, session.id)
-        info = self._assistant_info(user, turn.agent["name"], user.info.get("model") or {}, session.id)
-        await db(message_service.message_save)(session=session, info=info)
-        processor = self._step(session, turn, info, [], turn.tools)
-        state = part.get("state") or {}
+async def resume_interrupted(scope: RunScope, answer: Answer) -> bool:
+    """Re-run one interrupted call whose request was answered, then carry on the turn. True when it did
+    something (the caller looks again); the outcome's abort clean-up is the caller's."""
+    from sessions_app.runtime.turn_setup import prepare_turn
 
-        async def rerun() -> str:
-            await processor._tool_call(ToolCallEnd(id=part["callID"], name=part.get("tool") or "",
-                                                   input=state.get("input") or {}))
-            await asyncio.gather(*processor.tool_tasks, return_exceptions=True)
-            return "stop" if processor.blocked else "continue"
-
-        outcome = await self._run_step(processor, rerun())
-        if outcome != "aborted":
-            info["finish"] = "tool-calls"
-        info["time"]["completed"] = now_ms()
-        await db(message_service.message_save)(session=session, info=dict(info))
-        _notify()
-        aborted = outcome == "aborted"
-        if outcome == "continue":
-            aborted = await self.answer(user, resumed=True)
-        if aborted:
-            await self._abort_queue()
-            self.abort_event.clear()
-        return True
+    found = await db(resumable)(scope.session_id)
+    if found is None:
+        return False
+    user, interrupted, part = found
+    session = scope.session
+    await db(_forget_call)(session, interrupted, part)
+    turn = await db(prepare_turn)(session, user)
+    scope.context = turn.context
+    await scope.set_status(BUSY)
+    info = await scope.open_assistant(user, turn.agent["name"], user.info.get("model") or {})
+    processor = scope.new_step(turn, info, messages=[], tools=turn.tools,
+                               run_child=child_runner(scope, turn, answer))
+    state = part.get("state") or {}
+    outcome = await scope.run_calls(processor, [(part["callID"], part.get("tool") or "", state.get("input") or {})])
+    aborted = outcome == "aborted"
+    if outcome == "continue":
+        aborted = await answer(scope, user, resumed=True)
+    if aborted:
+        await scope.abort_queue()
+        scope.abort_event.clear()
+    return True

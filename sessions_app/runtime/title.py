@@ -5,9 +5,8 @@ from __future__ import annotations
 import logging
 import re
 
-from asgiref.sync import sync_to_async
-
-from sessions_app.models import Message, Part, Session
+from agentserver.loop import free_db
+from sessions_app.models import Message, Session
 
 log = logging.getLogger(__name__)
 DEFAULT_TITLE = re.compile(r"^(New session|Child session) - \d{4}-\d\d-\d\dT")
@@ -62,11 +61,11 @@ async def generate_title(*, session_id: str, context, config: dict, model: tuple
     from sessions_app.runtime.agents import TITLE_PROMPT
 
     try:
-        wanted = await sync_to_async(_wanted, thread_sensitive=False)(session_id)
+        wanted = await free_db(_wanted)(session_id)
         if wanted is None:
             return
         _, first = wanted
-        provider_id, model_id = await sync_to_async(_small_model, thread_sensitive=False)(context, config, model)
+        provider_id, model_id = await free_db(_small_model)(context, config, model)
         chunks = []
         async for event in stream_chat(context=context, provider_id=provider_id, model_id=model_id,
                                        system=[TITLE_PROMPT], tools=[], max_output=1024,
@@ -77,6 +76,6 @@ async def generate_title(*, session_id: str, context, config: dict, model: tuple
                 chunks.append(event.text)
         title = clean_title("".join(chunks))
         if title:
-            await sync_to_async(_set_title, thread_sensitive=False)(session_id, title)
+            await free_db(_set_title)(session_id, title)
     except Exception as error:  # a title is a nicety: never let it disturb the turn
         log.info("title generation for %s failed: %s", session_id, error)

@@ -1,76 +1,96 @@
-"""What one turn (the answer to one user message) runs with: the session's pinned context, its effective
-config, the agent, the tools the model may call and the permission rules they are judged by.
-Synchronous (ORM); the runner calls these from its thread."""
+"""The turn: answering one user message. Prepares the turn (runtime/turn_setup.py), hands a compaction
+request or the message's subtasks to their modules, then runs the step loop — one assistant message per
+model call — until the model stops, the step limit ends it, or the session is aborted."""
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+import asyncio
+import logging
 
-from agentserver import ids
-from agentserver.context import RuntimeContext, context_for_directory
-from projects_app.models import now_ms
-from sessions_app.models import Message, Session
+from agentserver.errors import ApiError
+from agentserver.loop import db
+from sessions_app.models import Message
+from sessions_app.runtime import compaction, parts, subtasks
+from sessions_app.runtime.history import MAX_STEPS_TEXT, provider_messages
+from sessions_app.runtime.message_queue import BUSY
+from sessions_app.runtime.scope import RunScope
+from sessions_app.runtime.turn_setup import Turn, prepare_turn
+from sessions_app.services import messages as message_service
 
-
-@dataclass
-class Turn:
-    context: RuntimeContext
-    config: dict
-    agent: dict
-    model: dict
-    tools: dict
-    rules: list[dict]
-    max_steps: float
+log = logging.getLogger(__name__)
 
 
-def session_context(session: Session) -> RuntimeContext:
-    return context_for_directory(session.owner, session.directory, workspace_id=session.workspace_id)
+async def answer(scope: RunScope, user: Message, *, resumed: bool = False) -> bool:
+    """Run the loop for one user message until the model stops. True when it was aborted. `resumed`: the
+    turn goes on after a re-run interrupted call (runtime/resume.py), straight to the model."""
+    session = scope.session
+    try:
+        turn = await db(prepare_turn)(session, user)
+    except Exception as error:
+        await _failed_to_prepare(scope, user, error)
+        return False
+    scope.context = turn.context
+    if not resumed:
+        request = await db(compaction.compaction_part)(user.id)
+        if request is not None:
+            return await compaction.compact(scope, user, turn, request)
+        if await subtasks.run_subtasks(scope, user, turn, answer):
+            return True
+        user = await subtasks.continue_after_subtasks(scope, user)
+    step_number = 1 if resumed else 0
+    while True:
+        step_number += 1
+        if scope.abort_event.is_set():
+            return True
+        outcome, overflow = await _one_step(scope, user, turn, step_number)
+        if outcome == "aborted":
+            return True
+        if overflow or outcome != "continue":
+            return False
 
 
-def load_config(context: RuntimeContext) -> dict:
-    from projects_app.config import effective_config
-
-    return effective_config(context)
-
-
-def prepare_turn(session: Session, user: Message) -> Turn:
-    from sessions_app.runtime.agents import agent_get, session_ruleset
-    from sessions_app.runtime.tools import tools_for
-
-    session.refresh_from_db()
-    context = session_context(session)
-    config = load_config(context)
-    agent = agent_get(config, user.info.get("agent") or "build")
-    model = user.info.get("model") or {}
-    tools = tools_for(agent=agent, config=config, model=model, context=context, session_rules=session.permission)
-    disabled = {name for name, on in (user.info.get("tools") or {}).items() if on is False}
-    steps = agent.get("steps")
-    return Turn(
-        context=context, config=config, agent=agent, model=model,
-        tools={t.id: t for t in tools if t.id not in disabled},
-        rules=session_ruleset(config, agent["name"], session.permission),
-        max_steps=steps if isinstance(steps, int) and steps > 0 else math.inf,
-    )
+async def _one_step(scope: RunScope, user: Message, turn: Turn, step_number: int) -> tuple[str, bool]:
+    await scope.set_status(BUSY)
+    pairs = await db(compaction.context_messages)(scope.session)
+    history = provider_messages(pairs, upto_user_id=user.id)
+    last_step = step_number >= turn.max_steps
+    if last_step:
+        history.append({"role": "user", "content": [{"type": "text", "text": MAX_STEPS_TEXT}]})
+    info = await scope.open_assistant(user, turn.agent["name"], user.info.get("model") or {})
+    if step_number == 1:
+        await _first_step(scope, user, turn)
+    await scope.set_status(BUSY)
+    processor = scope.new_step(turn, info, messages=history, tools={} if last_step else turn.tools,
+                               user_info=user.info, temperature=turn.agent.get("temperature"),
+                               run_child=subtasks.child_runner(scope, turn, answer))
+    outcome = await scope.run_step(processor)
+    overflow = outcome != "aborted" and await compaction.auto_compact(scope, user, turn, info)
+    await scope.close_assistant(info)
+    return outcome, overflow
 
 
-def child_session_and_prompt(*, parent: Session, context: RuntimeContext, config: dict, agent: str, prompt: str,
-                             description: str, task_id: str | None, parent_model: dict) -> tuple[Session, Message]:
-    """The task tool's child session (new, or the one `task_id` names) and the user message it answers."""
-    from sessions_app.runtime.agents import agent_get
-    from sessions_app.services.messages import message_save, part_save
-    from sessions_app.services.sessions import session_create
+async def _first_step(scope: RunScope, user: Message, turn: Turn) -> None:
+    """The session's title is generated beside the first step; the user message gets its summary stub."""
+    from sessions_app.runtime.title import generate_title
 
-    child = None
-    if task_id:
-        child = Session.objects.filter(id=task_id, owner_id=parent.owner_id, parent_id=parent.id).first()
-    if child is None:
-        child = session_create(context=context, parent_id=parent.id, title=f"{description} (@{agent} subagent)")
-    agent_info = agent_get(config, agent)
-    model = agent_info.get("model") or parent_model
-    message_id = ids.ascending("msg")
-    info = {"id": message_id, "sessionID": child.id, "role": "user", "time": {"created": now_ms()},
-            "agent": agent, "model": {"providerID": model.get("providerID"), "modelID": model.get("modelID")}}
-    message = message_save(session=child, info=info)
-    part_save(session=child, part={"id": ids.ascending("prt"), "sessionID": child.id, "messageID": message_id,
-                                   "type": "text", "text": prompt})
-    return child, message
+    session, model = scope.session, user.info.get("model") or {}
+    if session.parent_id is None:
+        asyncio.get_running_loop().create_task(generate_title(
+            session_id=session.id, context=turn.context, config=turn.config,
+            model=(model.get("providerID"), model.get("modelID"))))
+    if "summary" not in user.info:
+        user.info = {**user.info, "summary": {"diffs": []}}
+        await db(message_service.message_save)(session=session, info=user.info)
+
+
+async def _failed_to_prepare(scope: RunScope, user: Message, error: Exception) -> None:
+    """A turn that cannot start (unknown agent, broken config...) is answered by an errored message."""
+    if isinstance(error, ApiError):
+        message = error.message
+    else:
+        message = f"{type(error).__name__}: {error}"
+        log.exception("preparing the turn of %s", scope.session_id)
+    info = scope.assistant_info(user, user.info.get("agent") or "build", user.info.get("model") or {})
+    info = parts.completed(info, error=parts.unknown_error(message))
+    await db(message_service.message_save)(session=scope.session, info=info)
+    message_service.publish_for(scope.session, "session.error", {"sessionID": scope.session_id,
+                                                                 "error": info["error"]})

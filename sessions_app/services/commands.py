@@ -3,10 +3,10 @@ Running goes through the prompting service like any prompt; this module only bui
 from __future__ import annotations
 
 from agentserver.errors import BadRequest
-from projects_app.models import now_ms
+from agentserver.clock import now_ms
 from sessions_app.models import Message, Part, Session
-from sessions_app.runtime import runner
-from sessions_app.runtime.turn import load_config, session_context
+from sessions_app.runtime import supervisor, waiting
+from sessions_app.runtime.turn_setup import load_config, session_context
 from sessions_app.services import messages as message_service
 from sessions_app.services import prompting
 from sessions_app.services.model_choice import choose_model
@@ -81,6 +81,7 @@ def session_command(*, session: Session, command: str, arguments: str, agent: st
                     parts: list[dict] = ()) -> tuple[Message, list[Part]]:
     """Run a command like a prompt (extra file `parts` follow the template's); the final assistant message.
     Publishes command.executed."""
+    message_service.check_new_message_id(session=session, message_id=message_id)  # before any `!` runs
     body = command_input(session=session, command=command, arguments=arguments, agent=agent, model=model,
                          message_id=message_id, parts=parts)
     message, parts = prompting.prompt(session=session, body=body)
@@ -116,8 +117,8 @@ def session_summarize(*, session: Session, provider_id: str, model_id: str, auto
     body = {"agent": agent, "model": {"providerID": provider_id, "modelID": model_id},
             "parts": [{"type": "compaction", "auto": auto}]}
     message, _ = prompting.prompt_store(session=session, body=body)
-    runner.call(runner.ensure_runner, session.id)
-    runner.wait_for_answer(session.id, message.id)
+    supervisor.kick(session.id)
+    waiting.wait_for_answer(session.id, message.id)
     return True
 
 

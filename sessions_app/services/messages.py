@@ -19,6 +19,21 @@ def publish_for(session: Session, type: str, properties: dict) -> None:
                    workspace_id=session.workspace_id, project_id=session.project_id)
 
 
+def check_new_message_id(*, session: Session, message_id: str | None) -> None:
+    """A client-chosen id for a new message must be new and sort after every message of the session:
+    the runner answers the queue in id order, and a waiting prompt looks for its answer after it. 400
+    naming the field otherwise; call before storing anything."""
+    if not message_id:
+        return
+    if Message.objects.filter(id=message_id).exists():
+        raise BadRequest(f"Message already exists: {message_id}", kind="Body",
+                         issues=[{"path": ["messageID"], "message": "already exists"}])
+    last = Message.objects.filter(session=session).order_by("-id").values_list("id", flat=True).first()
+    if last is not None and message_id <= last:
+        raise BadRequest(f"messageID {message_id} must sort after the session's last message {last}", kind="Body",
+                         issues=[{"path": ["messageID"], "message": f"must sort after {last}"}])
+
+
 def message_save(*, session: Session, info: dict) -> Message:
     message_id = info.get("id") if isinstance(info, dict) else None
     if not isinstance(message_id, str) or not message_id.startswith("msg"):

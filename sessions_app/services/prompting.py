@@ -5,12 +5,12 @@ from __future__ import annotations
 from django.db import transaction
 
 from agentserver import ids
-from agentserver.errors import BadRequest
-from projects_app.models import now_ms
+from agentserver.clock import now_ms
 from sessions_app.models import Message, Part, Session
-from sessions_app.runtime import leases, runner
+from sessions_app.runtime import leases, supervisor, waiting
+from sessions_app.runtime.message_queue import NO_REPLY_KEY
 from sessions_app.runtime.prompt_input import resolve_parts
-from sessions_app.runtime.turn import load_config, session_context
+from sessions_app.runtime.turn_setup import load_config, session_context
 from sessions_app.services import messages as message_service
 from sessions_app.services.model_choice import choose_model
 
@@ -21,6 +21,7 @@ def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tup
     from sessions_app.runtime.agents import agent_get, default_agent_name
     from sessions_app.services.sessions import session_set
 
+    message_service.check_new_message_id(session=session, message_id=body.get("messageID"))
     context = session_context(session)
     config = load_config(context)
     if session.revert:
@@ -29,8 +30,6 @@ def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tup
     agent = agent_get(config, agent_name)
     model = choose_model(context=context, config=config, session=session, agent=agent, requested=body.get("model"))
     message_id = body.get("messageID") or ids.ascending("msg")
-    if Message.objects.filter(id=message_id).exists():
-        raise BadRequest(f"Message already exists: {message_id}", kind="Body")
     info: dict = {"id": message_id, "sessionID": session.id, "role": "user", "time": {"created": now_ms()},
                   "agent": agent_name, "model": model}
     if body.get("system"):
@@ -38,7 +37,7 @@ def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tup
     if body.get("tools"):
         info["tools"] = body["tools"]
     if no_reply:
-        info[leases.NO_REPLY_KEY] = True
+        info[NO_REPLY_KEY] = True
     parts = resolve_parts(context=context, message_id=message_id, session_id=session.id, parts=body["parts"])
     message_service.session_touch(session=session)
     with transaction.atomic():
@@ -84,7 +83,7 @@ def user_message_wire(message: Message, parts: list[dict]) -> dict:
 
 def prompt_async(*, session: Session, body: dict) -> Message:
     message, _ = prompt_store(session=session, body=body)
-    runner.call(runner.ensure_runner, session.id)
+    supervisor.kick(session.id)
     return message
 
 
@@ -94,8 +93,8 @@ def prompt(*, session: Session, body: dict) -> tuple[Message, list]:
         message, parts = prompt_store(session=session, body=body, no_reply=True)
         return message, parts
     message, _ = prompt_store(session=session, body=body)
-    runner.call(runner.ensure_runner, session.id)
-    return runner.wait_for_answer(session.id, message.id)
+    supervisor.kick(session.id)
+    return waiting.wait_for_answer(session.id, message.id)
 
 
 def prompt_v2(*, session: Session, prompt_body: dict, delivery: str = "immediate") -> tuple[Message, list[dict]]:
@@ -103,7 +102,7 @@ def prompt_v2(*, session: Session, prompt_body: dict, delivery: str = "immediate
     the message, answered in order the next time the session runs."""
     message, parts = prompt_store(session=session, body=prompt_body)
     if delivery == "immediate" or leases.is_live(session.id):
-        runner.call(runner.ensure_runner, session.id)
+        supervisor.kick(session.id)
     return message, parts
 
 
@@ -117,13 +116,13 @@ def session_abort(*, session: Session) -> bool:
     reject_pending(session=session)
     reject_pending_questions(session=session)
     shell_abort(session.id)
-    runner.call(runner.abort, session.id)
+    supervisor.abort(session.id)
     return True
 
 
 def session_wait(*, session: Session) -> tuple[Message, list[Part]] | None:
     """Block until the session is idle; its last message then (None for an empty session)."""
-    runner.wait_idle(session.id)
+    waiting.wait_idle(session.id)
     message = Message.objects.filter(session=session).order_by("-id").first()
     if message is None:
         return None

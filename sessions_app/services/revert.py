@@ -17,9 +17,10 @@ from sessions_app.services.session_diff import snapshots_for
 
 @contextmanager
 def _exclusive(session: Session):
-    from sessions_app.runtime import runner
+    from sessions_app.runtime import supervisor
+    from sessions_app.runtime.message_queue import next_pending
 
-    holder = f"{runner.WORKER_ID}:revert:{uuid.uuid4().hex[:8]}"
+    holder = f"{supervisor.WORKER_ID}:revert:{uuid.uuid4().hex[:8]}"
     if not leases.acquire(session.id, holder):
         raise SessionBusy(f"Session {session.id} is busy", sessionID=session.id)
     try:
@@ -27,8 +28,8 @@ def _exclusive(session: Session):
     finally:
         leases.release(session.id, holder)
         # A prompt that arrived meanwhile found the lease taken: start its runner now.
-        if leases.next_pending(session.id) is not None:
-            runner.call(runner.ensure_runner, session.id)
+        if next_pending(session.id) is not None:
+            supervisor.kick(session.id)
 
 
 def _target(session: Session, message_id: str, part_id: str | None) -> tuple[dict | None, list[dict]]:

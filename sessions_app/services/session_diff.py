@@ -1,5 +1,5 @@
 """Session and per-turn file diffs from the step snapshots (reference §5.2 step 10, §5.7 "Session diff",
-opencode `session/summary.ts`, seed-era behaviour).
+opencode `session/summary.ts`).
 
 A turn's diff runs from the first `step-start` snapshot to the last `step-finish` snapshot among a user
 message and its assistant replies; the whole-session diff does the same over every message. After each
@@ -14,7 +14,7 @@ from sessions_app.services import messages as message_service
 
 def snapshots_for(session: Session):
     """The snapshot repository of the session's pinned context (None when off or the directory is gone)."""
-    from sessions_app.runtime.turn import load_config, session_context
+    from sessions_app.runtime.turn_setup import load_config, session_context
 
     try:
         context = session_context(session)

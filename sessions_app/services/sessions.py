@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 import copy
-import logging
 import re
 import secrets
-import time
 from datetime import datetime, timezone
 
 from django.conf import settings
@@ -117,10 +115,15 @@ def _descendants(session: Session) -> list[Session]:
     return [s for level in reversed(levels) for s in level]
 
 
+def session_family(session: Session) -> list[Session]:
+    """The session and every session below it, deepest first."""
+    return _descendants(session) + [session]
+
+
 def session_delete(*, session: Session) -> bool:
-    """Children first, then the session with its share, todos, messages and parts (cascades)."""
-    doomed = _descendants(session) + [session]
-    _stop_runners([s.id for s in doomed])
+    """Children first, then the session with its share, todos, messages and parts (cascades). The agent
+    loops of these sessions must be stopped first (services/removal.py does both)."""
+    doomed = session_family(session)
     payloads = [(s, session_event(s)) for s in doomed]
     with transaction.atomic():
         for s in doomed:
@@ -133,30 +136,6 @@ def session_delete(*, session: Session) -> bool:
             del payload["info"]["share"]
         publish_for(s, "session.deleted", payload)
     return True
-
-
-def _stop_runners(session_ids: list[str]) -> None:
-    """Abort the agent loops of sessions about to vanish (best effort: deletion goes ahead regardless)."""
-    from sessions_app.models import SessionLease
-
-    # A released lease has holder "" (see runtime/leases.py); a live one is held and unexpired.
-    live = list(SessionLease.objects.filter(session_id__in=session_ids, expires_at__gt=now_ms())
-                .exclude(holder="").values_list("session_id", flat=True))
-    if not live:
-        return
-    try:
-        from sessions_app.runtime import runner
-
-        for session_id in live:
-            runner.call(runner.abort, session_id, timeout=5)
-    except Exception:  # noqa: BLE001
-        logging.getLogger(__name__).warning("could not abort runners of %s before delete", live, exc_info=True)
-        return
-    # Let the loops wind down (they write their aborted message last) so none writes into deleted rows.
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and SessionLease.objects.filter(
-            session_id__in=live, expires_at__gt=now_ms()).exclude(holder="").exists():
-        time.sleep(0.05)
 
 
 _FORK_SUFFIX = re.compile(r" \(fork #(\d+)\)$")

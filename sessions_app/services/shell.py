@@ -14,10 +14,12 @@ import uuid
 
 from agentserver import ids, sandbox
 from agentserver.errors import SessionBusy
-from projects_app.models import now_ms
+from agentserver.clock import now_ms
 from sessions_app.models import Message, Part, Session
-from sessions_app.runtime import leases, runner
-from sessions_app.runtime.turn import load_config, session_context
+from sessions_app.runtime import leases, parts, supervisor
+from sessions_app.runtime.message_queue import BUSY, IDLE, next_pending
+from sessions_app.runtime.tools.base import ToolResult
+from sessions_app.runtime.turn_setup import load_config, session_context
 from sessions_app.services import messages as message_service
 
 UPDATE_SECONDS = 0.1
@@ -43,7 +45,8 @@ def _status(session: Session, holder: str, status: dict) -> None:
     message_service.publish_for(session, "session.status", {"sessionID": session.id, "status": status})
 
 
-def session_shell(*, session: Session, agent: str, command: str, model: dict | None) -> tuple[Message, list[Part]]:
+def session_shell(*, session: Session, agent: str, command: str, model: dict | None,
+                  message_id: str | None = None) -> tuple[Message, list[Part]]:
     from sessions_app.runtime.agents import agent_get
     from sessions_app.services.model_choice import choose_model
 
@@ -51,45 +54,44 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
     config = load_config(context)
     agent_info = agent_get(config, agent)
     model = choose_model(context=context, config=config, session=session, agent=agent_info, requested=model)
+    message_service.check_new_message_id(session=session, message_id=message_id)
     sandbox.require()  # before anything is recorded: no half-written exchange when processes cannot start
-    holder = f"{runner.WORKER_ID}:shell:{uuid.uuid4().hex[:8]}"
+    holder = f"{supervisor.WORKER_ID}:shell:{uuid.uuid4().hex[:8]}"
     if not leases.acquire(session.id, holder):
         raise SessionBusy(f"Session is busy: {session.id}", sessionID=session.id)
     try:
-        if session.revert:  # a staged revert becomes final before the command's messages (SNAPSHOTS)
+        if session.revert:  # a staged revert becomes final before the command's messages 
             from sessions_app.services.revert import revert_cleanup
 
             revert_cleanup(session=session)
-        _status(session, holder, leases.BUSY)
-        return _run(session, context, agent, model, command, holder)
+        _status(session, holder, BUSY)
+        return _run(session, context, agent, model, command, holder, message_id)
     finally:
         _running.pop(session.id, None)
         _aborted.discard(session.id)
         leases.release(session.id, holder)
-        message_service.publish_for(session, "session.status", {"sessionID": session.id, "status": leases.IDLE})
+        message_service.publish_for(session, "session.status", {"sessionID": session.id, "status": IDLE})
         message_service.publish_for(session, "session.idle", {"sessionID": session.id})
-        if leases.next_pending(session.id) is not None:
-            runner.call(runner.ensure_runner, session.id)
+        if next_pending(session.id) is not None:
+            supervisor.kick(session.id)
 
 
-def _run(session: Session, context, agent: str, model: dict, command: str, holder: str):
-    user_id = ids.ascending("msg")
+def _run(session: Session, context, agent: str, model: dict, command: str, holder: str,
+         message_id: str | None = None):
+    user_id = message_id or ids.ascending("msg")
     message_service.message_save(session=session, info={
         "id": user_id, "sessionID": session.id, "role": "user", "time": {"created": now_ms()},
         "agent": agent, "model": model})
     message_service.part_save(session=session, part={
         "id": ids.ascending("prt"), "sessionID": session.id, "messageID": user_id, "type": "text",
         "text": "The following tool was executed by the user", "synthetic": True})
-    info = {"id": ids.ascending("msg"), "sessionID": session.id, "role": "assistant",
-            "time": {"created": now_ms()}, "parentID": user_id, "modelID": model["modelID"],
-            "providerID": model["providerID"], "mode": agent, "agent": agent,
-            "path": {"cwd": context.directory, "root": context.worktree if context.vcs else context.directory},
-            "cost": 0, "tokens": {"input": 0, "output": 0, "reasoning": 0, "cache": {"read": 0, "write": 0}}}
+    info = parts.assistant_info(session_id=session.id, parent_id=user_id, agent_name=agent, model=model,
+                                cwd=context.directory,
+                                root=context.worktree if context.vcs else context.directory)
     assistant = message_service.message_save(session=session, info=info)
-    started = now_ms()
-    part = {"id": ids.ascending("prt"), "sessionID": session.id, "messageID": info["id"], "type": "tool",
-            "callID": uuid.uuid4().hex.upper()[:26], "tool": "bash",
-            "state": {"status": "running", "input": {"command": command}, "time": {"start": started}}}
+    args = {"command": command}
+    part = parts.new_part(session.id, info["id"], "tool", callID=uuid.uuid4().hex.upper()[:26], tool="bash",
+                          state=parts.tool_running(args))
     message_service.part_save(session=session, part=part)
     from auth_app.tokens import roots_of
     from sessions_app.runtime.tools.bash import child_environment
@@ -120,9 +122,8 @@ def _run(session: Session, context, agent: str, model: dict, command: str, holde
     text = output.decode(errors="replace")
     if session.id in _aborted:
         text += ABORT_NOTE
-    part["state"] = {"status": "completed", "input": {"command": command}, "output": text, "title": "",
-                     "metadata": {"output": text, "description": ""}, "time": {"start": started, "end": now_ms()}}
+    result = ToolResult(output=text, metadata={"output": text, "description": ""})
+    part["state"] = parts.tool_completed(part["state"], args, result, session_id=session.id, message_id=info["id"])
     message_service.part_save(session=session, part=part)
-    info["time"]["completed"] = now_ms()
-    assistant = message_service.message_save(session=session, info=info)
+    assistant = message_service.message_save(session=session, info=parts.completed(info))
     return assistant, list(Part.objects.filter(message=assistant).order_by("id"))

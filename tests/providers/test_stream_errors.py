@@ -1,11 +1,11 @@
-"""Provider failures become APIError (retryable for 429/5xx and broken connections) or ProviderAuthError."""
+"""Provider failures become ProviderCallError (retryable for 429/5xx and broken connections) or ProviderAuthError."""
 import asyncio
 
 import pytest
 
 from agentserver.errors import BadRequest
 from projects_app.models import UserConfig
-from providers_app.errors import APIError, ProviderAuthError
+from providers_app.errors import ProviderCallError, ProviderAuthError
 from tests.fakes.fixtures import configure_fake_provider
 from tests.fakes.llm import Reply
 from tests.providers.helpers import collect, collect_async, context_of, text_of
@@ -17,7 +17,7 @@ PROTOCOLS = ["openai", "anthropic"]
 def test_a_400_is_a_non_retryable_api_error_with_status_and_body(alice, fake_llm, protocol):
     configure_fake_provider(alice, fake_llm, protocol=protocol)
     fake_llm.script(Reply(error_status=400, error_message="bad tool schema"))
-    with pytest.raises(APIError) as caught:
+    with pytest.raises(ProviderCallError) as caught:
         collect(alice)
     error = caught.value
     assert error.status_code == 400 and error.is_retryable is False
@@ -34,7 +34,7 @@ def test_a_400_is_a_non_retryable_api_error_with_status_and_body(alice, fake_llm
 def test_rate_limits_and_server_errors_are_retryable(alice, fake_llm, protocol, status):
     configure_fake_provider(alice, fake_llm, protocol=protocol)
     fake_llm.script(Reply(error_status=status, error_headers={"retry-after": "2"}))
-    with pytest.raises(APIError) as caught:
+    with pytest.raises(ProviderCallError) as caught:
         collect(alice)
     assert caught.value.status_code == status and caught.value.is_retryable is True
     assert caught.value.response_headers.get("retry-after") == "2"
@@ -52,7 +52,7 @@ def test_a_stream_that_breaks_midway_is_a_retryable_error_after_the_text_so_far(
         async for event in collect_events(context):
             seen.append(event)
 
-    with pytest.raises(APIError) as caught:
+    with pytest.raises(ProviderCallError) as caught:
         asyncio.run(run())
     assert caught.value.is_retryable is True
     assert text_of(seen) == "one two"
@@ -85,7 +85,7 @@ def test_an_unreachable_endpoint_is_a_retryable_error(alice, fake_llm):
     data = UserConfig.objects.get(user=alice.user).data
     data["provider"]["fake"]["options"]["baseURL"] = "http://127.0.0.1:9/v1"
     UserConfig.objects.filter(user=alice.user).update(data=data)
-    with pytest.raises(APIError) as caught:
+    with pytest.raises(ProviderCallError) as caught:
         collect(alice)
     assert caught.value.is_retryable is True and caught.value.status_code is None
 

@@ -1,4 +1,4 @@
-"""Token deltas that arrive back-to-back go out merged (processor.DeltaBuffer); slow ones go out one by one.
+"""Token deltas that arrive back-to-back go out merged (runtime/deltas.py DeltaBuffer); slow ones go out one by one.
 Either way they concatenate to the stored text exactly and come before the part's final message.part.updated."""
 from tests.fakes.fixtures import Reply
 from tests.runner.conftest import text_prompt

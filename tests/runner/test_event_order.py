@@ -62,7 +62,7 @@ def test_a_plain_prompt_emits_the_reference_sequence(alice, llm, session_of, rec
     seen = assistant_events(events.of(session["id"]), answer["info"]["parentID"])
     assert skeleton(seen) == PLAIN
     deltas = [e["properties"] for e in seen if e["type"] == "message.part.delta"]
-    assert 1 <= len(deltas) <= 4  # back-to-back deltas may go out merged (processor.DeltaBuffer)
+    assert 1 <= len(deltas) <= 4  # back-to-back deltas may go out merged (runtime/deltas.py DeltaBuffer)
     assert all(d["field"] == "text" and d["messageID"] == answer["info"]["id"] for d in deltas)
     assert "".join(d["delta"] for d in deltas) == answer["parts"][1]["text"] == "one two three four"
 

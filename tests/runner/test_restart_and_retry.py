@@ -120,3 +120,27 @@ def test_kill_9_mid_stream_loses_nothing_acknowledged(alice, llm, server_factory
     answer = again.post(f"/session/{sid}/message", json=text_prompt("still there?")).json()
     assert answer["parts"][1]["text"] == "fresh answer"
     second.stop()
+
+
+def test_a_retry_after_a_partial_stream_stores_the_text_once(alice, llm, fast_server):
+    """The first attempt streams two words and drops the connection; the retry streams the whole answer.
+    The message holds the answer once: the failed attempt's text part is reset, not appended to."""
+    remote = Remote(alice, fast_server.url)
+    session = new_session(remote)
+    events = EventRecorder(remote, remote.repo)
+    try:
+        llm.script(Reply(text="partial words that never finish", reasoning="first thoughts", break_after=3),
+                   Reply(text="the whole answer", reasoning="second thoughts"))
+        answer = remote.post(f"/session/{session['id']}/message", json=text_prompt("hi")).json()
+        assert answer["info"].get("error") is None
+        texts = [p["text"] for p in answer["parts"] if p["type"] == "text"]
+        assert texts == ["the whole answer"]
+        reasoning = [p["text"] for p in answer["parts"] if p["type"] == "reasoning"]
+        assert reasoning == ["second thoughts"]
+        stored = remote.get(f"/session/{session['id']}/message").json()[-1]
+        assert [p["text"] for p in stored["parts"] if p["type"] == "text"] == ["the whole answer"]
+        retries = [e for e in events.of(session["id"])
+                   if e["type"] == "session.status" and e["properties"]["status"]["type"] == "retry"]
+        assert len(retries) == 1
+    finally:
+        events.close()

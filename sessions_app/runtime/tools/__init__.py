@@ -24,14 +24,15 @@ from sessions_app.runtime.tools.write import WriteTool
 __all__ = ["REGISTRY", "tool_ids", "tools_for", "get_tool", "register_dynamic", "dynamic_tools", "Tool",
            "ToolContext", "ToolResult", "ToolError", "PermissionRejected", "QuestionRejected"]
 
-# Order as opencode 1.18 lists them (GET /experimental/tool/ids), then the seed-era extras.
+# Order as opencode 1.18 lists them (GET /experimental/tool/ids), then `list` and `todoread`, which older
+# clients and stored sessions still name.
 REGISTRY: dict[str, Tool] = {tool.id: tool for tool in (
     InvalidTool(), QuestionTool(), BashTool(), ReadTool(), GlobTool(), GrepTool(), EditTool(), WriteTool(),
     TaskTool(), WebFetchTool(), TodoWriteTool(), SkillTool(), ApplyPatchTool(), ListTool(), TodoReadTool(),
 )}
 
 # Not offered to models (opencode 1.18 no longer does), still in tool.ids and runnable when a model asks for
-# them by name (seed-era prompts do); each asks its own permission, so the agent's rules still apply.
+# them by name (older prompts do); each asks its own permission, so the agent's rules still apply.
 LEGACY = {"list", "todoread"}
 log = logging.getLogger(__name__)
 
@@ -85,7 +86,7 @@ def tools_for(*, agent: dict | None = None, config: dict | None = None, model: s
     and minus tools the agent's (+ session's) rules deny outright. `model` is a model id or
     {providerID, modelID}; `context` fills in per-project descriptions (skills)."""
     from sessions_app.runtime.agents import agent_list
-    from sessions_app.services.permissions import disabled_tools
+    from sessions_app.runtime.permission_rules import disabled_tools
 
     model_id = model.get("modelID") if isinstance(model, dict) else model
     patch = uses_patch(model_id)

@@ -12,29 +12,9 @@ from asgiref.sync import sync_to_async
 from agentserver import paths
 from agentserver.context import RuntimeContext
 from agentserver.errors import ApiError
+from sessions_app.runtime.tool_errors import PermissionRejected, QuestionRejected, ToolError  # noqa: F401
 
 SCHEMA = "https://json-schema.org/draft/2020-12/schema"
-
-
-class ToolError(Exception):
-    """The message becomes the tool part's `state.error` text; the loop goes on."""
-
-
-class PermissionRejected(ToolError):
-    """The user said no. Without feedback the agent loop halts; with feedback (opencode's CorrectedError)
-    the error text carries it and the loop continues."""
-
-    def __init__(self, message: str, *, feedback: str | None = None):
-        super().__init__(message)
-        self.feedback = feedback
-
-    @property
-    def halts(self) -> bool:
-        return self.feedback is None
-
-
-class QuestionRejected(PermissionRejected):
-    """The user dismissed a question: halts the loop like a rejected permission."""
 
 
 async def _no_update(**_: Any) -> None:

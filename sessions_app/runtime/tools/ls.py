@@ -1,4 +1,4 @@
-"""list: a directory tree (seed-era tool), ignoring the usual build and dependency folders."""
+"""list: a directory tree (a tool older opencode offered; kept runnable by name), ignoring the usual build and dependency folders."""
 from __future__ import annotations
 
 import os

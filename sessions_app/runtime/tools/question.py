@@ -57,7 +57,7 @@ class QuestionTool(Tool):
                         ["questions"])
 
     async def run(self, args: dict, ctx: ToolContext) -> ToolResult:
-        from sessions_app.services.questions import ask_question
+        from sessions_app.runtime.asking import ask_question
 
         questions = _valid(args.get("questions"))
         session = await sync_to_async(_session, thread_sensitive=False)(ctx.session_id)

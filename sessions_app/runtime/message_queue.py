@@ -1,0 +1,32 @@
+"""The queue of a session's user messages: the stored ones its runner has yet to answer (answered in
+order, so nothing older than the oldest pending one can be waiting), and the statuses the session shows."""
+from __future__ import annotations
+
+from sessions_app.models import Message
+
+IDLE = {"type": "idle"}
+BUSY = {"type": "busy"}
+# A user message stored with noReply is context, never answered. Private key: wire.py drops "_" keys.
+NO_REPLY_KEY = "_noReply"
+
+
+def last_answered_user_id(session_id: str) -> str:
+    info = (Message.objects.filter(session_id=session_id, role="assistant").order_by("-id")
+            .values_list("info", flat=True).first())
+    return (info or {}).get("parentID") or ""
+
+
+def pending_all(session_id: str) -> list[Message]:
+    """Every user message newer than the last answered one, oldest first, noReply notes left out."""
+    after = last_answered_user_id(session_id)
+    return [m for m in Message.objects.filter(session_id=session_id, role="user", id__gt=after).order_by("id")
+            if not m.info.get(NO_REPLY_KEY)]
+
+
+def next_pending(session_id: str) -> Message | None:
+    after = last_answered_user_id(session_id)
+    for message in Message.objects.filter(session_id=session_id, role="user", id__gt=after).order_by("id"):
+        if not message.info.get(NO_REPLY_KEY):
+            return message
+    return None
+

@@ -1,0 +1,148 @@
+"""RunScope: what a runner hands the turn, compaction, subtasks and resume — the session being answered,
+its abort signal, the lease holder name, and the few things they all do with them (set the status, open
+and close assistant messages, make and run a step). Child sessions of task calls get a scope of their own
+that shares the parent's abort signal.
+
+A scope also stands in the supervisor's registry (session id → runner or child scope): `finished`, `wake`
+and `abort()` are what the supervisor reads and calls."""
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Callable
+
+from agentserver.loop import db
+from sessions_app.models import Message, Session
+from sessions_app.runtime import leases, parts
+from sessions_app.runtime.history import system_prompt
+from sessions_app.runtime.message_queue import IDLE
+from sessions_app.runtime.step import Step, StepProcessor
+from sessions_app.services import messages as message_service
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RunScope:
+    session: Session
+    worker_id: str
+    notify: Callable[[], None]             # wakes every thread waiting for an answer or for idle
+    registry: dict                         # the supervisor's session id → runner or scope
+    abort_event: asyncio.Event = field(default_factory=asyncio.Event)
+    children: set[str] = field(default_factory=set)
+    context: object | None = None          # the RuntimeContext of the turn in progress
+    finished: bool = False
+    wake: bool = False
+
+    @property
+    def session_id(self) -> str:
+        return self.session.id
+
+    def abort(self) -> None:
+        self.abort_event.set()
+
+    def child(self, session: Session) -> "RunScope":
+        return RunScope(session=session, worker_id=self.worker_id, notify=self.notify, registry=self.registry,
+                        abort_event=self.abort_event, context=self.context)
+
+    # ---- status -----------------------------------------------------------------------------------
+    async def set_status(self, status: dict) -> None:
+        await db(leases.set_status)(self.session_id, self.worker_id, status)
+        message_service.publish_for(self.session, "session.status", {"sessionID": self.session_id, "status": status})
+
+    async def go_idle(self) -> None:
+        sid = self.session_id
+        await db(leases.release)(sid, self.worker_id)
+        message_service.publish_for(self.session, "session.status", {"sessionID": sid, "status": IDLE})
+        message_service.publish_for(self.session, "session.idle", {"sessionID": sid})
+        await db(_publish_session_updated)(sid)
+        self.notify()
+
+    # ---- assistant messages -----------------------------------------------------------------------
+    def assistant_info(self, user: Message, agent_name: str, model: dict) -> dict:
+        context, session = self.context, self.session
+        return parts.assistant_info(
+            session_id=session.id, parent_id=user.id, agent_name=agent_name, model=model,
+            cwd=context.directory if context else session.directory,
+            root=context.worktree if context and context.vcs else session.directory)
+
+    async def open_assistant(self, user: Message, agent_name: str, model: dict, **extra) -> dict:
+        info = {**self.assistant_info(user, agent_name, model), **extra}
+        await db(message_service.message_save)(session=self.session, info=info)
+        return info
+
+    async def close_assistant(self, info: dict, *, error: dict | None = None) -> None:
+        """Complete the message (time.completed), store it and wake the waiters."""
+        await db(message_service.message_save)(session=self.session, info=dict(parts.completed(info, error=error)))
+        self.notify()
+
+    async def abort_queue(self) -> None:
+        """An abort also answers the prompts queued behind the aborted one, with an aborted message each."""
+        from sessions_app.runtime.message_queue import pending_all
+
+        for user in await db(pending_all)(self.session_id):
+            info = parts.completed(self.assistant_info(user, user.info.get("agent") or "build",
+                                                       user.info.get("model") or {}), error=parts.ABORTED)
+            await db(message_service.message_save)(session=self.session, info=info)
+        self.notify()
+
+    # ---- steps ------------------------------------------------------------------------------------
+    def new_step(self, turn, info: dict, *, messages: list[dict], tools: dict, agent: dict | None = None,
+                 system: list[str] | None = None, user_info: dict | None = None,
+                 temperature: float | None = None, run_child: Callable | None = None) -> StepProcessor:
+        """The one way to make a step: `turn` is a turn_setup.Turn; `agent` and `system` default to the
+        turn's agent and its system prompt."""
+        agent = agent or turn.agent
+        if system is None:
+            system = system_prompt(context=turn.context, agent=agent, user_info=user_info or {})
+        return StepProcessor(Step(
+            session=self.session, context=turn.context, config=turn.config, agent=agent, info=info, system=system,
+            messages=messages, tools=tools, rules=turn.rules, abort=self.abort_event, run_child=run_child,
+            set_status=self.set_status, temperature=temperature))
+
+    async def run_step(self, processor: StepProcessor, work=None) -> str:
+        """Run the step's model call (or `work`, a coroutine doing the step's calls without one) until it
+        ends or the session is aborted: "continue", "stop" or "aborted"."""
+        step = asyncio.create_task(work or processor.run())
+        aborted = asyncio.create_task(self.abort_event.wait())
+        try:
+            await asyncio.wait({step, aborted}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            aborted.cancel()
+        if step.done():
+            return step.result()
+        step.cancel()
+        try:
+            await step
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            log.exception("step failed while aborting")
+        await processor.finalize_aborted()
+        processor.info["error"] = parts.ABORTED
+        message_service.publish_for(self.session, "session.error", {"sessionID": self.session_id,
+                                                                    "error": parts.ABORTED})
+        return "aborted"
+
+    async def run_calls(self, processor: StepProcessor, calls: list[tuple[str, str, dict]]) -> str:
+        """A step without a model call: run these (call id, tool, input) calls, as subtasks and resume do."""
+        async def work() -> str:
+            for call_id, name, args in calls:
+                await processor.run_call(call_id, name, args)
+            await processor.tools.wait()
+            return "stop" if processor.blocked else "continue"
+
+        outcome = await self.run_step(processor, work())
+        if outcome != "aborted":
+            processor.info["finish"] = "tool-calls"
+        await self.close_assistant(processor.info)
+        return outcome
+
+
+def _publish_session_updated(session_id: str) -> None:
+    from sessions_app.wire import session_event
+
+    session = Session.objects.select_related("share").filter(id=session_id).first()
+    if session is not None:
+        message_service.publish_for(session, "session.updated", session_event(session))

@@ -1,0 +1,95 @@
+"""Waiting, in a view thread, for the runner: for the answer to a prompt, or for the session to go idle.
+
+Every wait is bounded (WAIT_SECONDS) and ends when the session is idle without anything left to do for it,
+so a request never hangs: an answer that cannot come any more ends the wait with an error."""
+from __future__ import annotations
+
+import os
+import time
+
+from agentserver.errors import ApiError, NotFound
+from sessions_app.models import Message, Part, Session
+from sessions_app.runtime import leases, parts, supervisor
+from sessions_app.runtime.compaction import continuation_of
+from sessions_app.runtime.message_queue import last_answered_user_id
+
+WAIT_SECONDS = float(os.environ.get("AGENTSERVER_ANSWER_WAIT_SECONDS", "3600"))
+# How long a session may look idle before a wait kicks its runner again, then gives up on the answer.
+IDLE_GRACE_SECONDS = 2.0
+POLL_SECONDS = 0.25
+
+
+class NoAnswer(ApiError):
+    """The session went idle (or the wait ran out) without answering the message."""
+    status = 409
+    name = "NoAnswerError"
+
+
+def _idle(session_id: str) -> bool:
+    return not leases.is_live(session_id) and not supervisor.is_running_here(session_id)
+
+
+def answer_state(session_id: str, user_message_id: str) -> Message | None:
+    """The final assistant message answering `user_message_id`, or None while it is still coming."""
+    last = (Message.objects.filter(session_id=session_id, role="assistant", info__parentID=user_message_id)
+            .order_by("-id").first())
+    if last is None:
+        return None
+    info = last.info
+    if not (info.get("time") or {}).get("completed"):
+        return None
+    if info.get("error") or info.get("finish") not in ("tool-calls", None, "unknown"):
+        return last
+    newest = last_answered_user_id(session_id)
+    if newest > user_message_id or not leases.is_live(session_id):
+        return last
+    return None
+
+
+def wait_for_answer(session_id: str, user_message_id: str, *, limit: float | None = None) -> tuple[Message, list[Part]]:
+    deadline = time.monotonic() + (WAIT_SECONDS if limit is None else limit)
+    idle_since: float | None = None
+    kicked = False
+    while True:
+        message = answer_state(session_id, user_message_id)
+        if message is not None:
+            # The runner may carry on in a message of its own (compaction, "continue"): follow it.
+            follow = continuation_of(session_id, user_message_id)
+            if follow is not None:
+                user_message_id, idle_since, kicked = follow, None, False
+                continue
+            if message.info.get("error") == parts.ABORTED:
+                _settle_after_abort(session_id)
+            return message, list(Part.objects.filter(message=message).order_by("id"))
+        now = time.monotonic()
+        if now > deadline:
+            raise NoAnswer(f"No answer to message {user_message_id} in time", messageID=user_message_id)
+        if not _idle(session_id):
+            idle_since, kicked = None, False
+        elif idle_since is None:
+            idle_since = now
+        elif now - idle_since > IDLE_GRACE_SECONDS:
+            if not Session.objects.filter(id=session_id).exists():
+                raise NotFound(f"Session not found: {session_id}", sessionID=session_id)
+            if kicked:
+                raise NoAnswer(f"The session went idle without answering message {user_message_id}",
+                               messageID=user_message_id)
+            supervisor.kick(session_id)  # nobody is on it (a lost wake-up): kick it once more
+            idle_since, kicked = now, True
+        supervisor.wait_for_change(POLL_SECONDS)
+
+
+def _settle_after_abort(session_id: str, limit: float = 5.0) -> None:
+    """The reference sets the status idle before the aborted message's last update, so a client answered
+    with it already sees idle: give the runner (its abort clean-up) a moment to let go of the session.
+    Bounded, since a prompt sent after the abort keeps it busy."""
+    deadline = time.monotonic() + limit
+    while leases.is_live(session_id) and time.monotonic() < deadline:
+        supervisor.wait_for_change(0.05)
+
+
+def wait_idle(session_id: str, *, limit: float | None = None) -> None:
+    """Until the session is idle, or the wait runs out (the caller then reads the state as it is)."""
+    deadline = time.monotonic() + (WAIT_SECONDS if limit is None else limit)
+    while not _idle(session_id) and time.monotonic() < deadline:
+        supervisor.wait_for_change(POLL_SECONDS)
