@@ -5,7 +5,7 @@ from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
 
 from sessions_app.models import PermissionRequest, Session, Share
-from sessions_app.services.sharing import session_unshare
+from sessions_app.store.sharing import session_unshare
 
 _CLIP = 4000
 

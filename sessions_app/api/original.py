@@ -11,8 +11,8 @@ from agentserver.api import ApiView, id_param, parse, parse_query
 from sessions_app import selectors
 from sessions_app.api import serializers as s
 from sessions_app.services import removal
-from sessions_app.services import sessions as session_services
-from sessions_app.services import sharing
+from sessions_app.store import sessions as session_services
+from sessions_app.store import sharing
 from sessions_app.wire import message_wire, session_wire, todo_wire
 
 

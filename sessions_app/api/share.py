@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentserver.errors import NotFound
-from sessions_app.services import sharing
+from sessions_app.store import sharing
 
 
 class _PublicView(APIView):

@@ -15,7 +15,7 @@ from sessions_app import selectors
 from sessions_app.api import serializers as s
 from sessions_app.api.original import request_base_url, session_from_path
 from sessions_app.services import removal
-from sessions_app.services import sessions as session_services
+from sessions_app.store import sessions as session_services
 from sessions_app.wire import message_wire, session_wire, todo_wire
 
 

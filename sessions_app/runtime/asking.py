@@ -15,7 +15,7 @@ from sessions_app.models import PermissionRequest, Question, Session
 from sessions_app.runtime import pending_reply
 from sessions_app.runtime.permission_rules import approvals_of, matching_rule, wildcard_match
 from sessions_app.runtime.tool_errors import PermissionRejected, QuestionRejected, ToolError
-from sessions_app.services.messages import publish_for
+from sessions_app.store.messages import publish_for
 
 REJECTED_TEXT = "The user rejected permission to use this specific tool call."
 CORRECTED_TEXT = "The user rejected permission to use this specific tool call with the following feedback: {}"

@@ -21,7 +21,7 @@ from sessions_app.runtime import parts
 from sessions_app.runtime.history import provider_messages
 from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.scope import RunScope
-from sessions_app.services import messages as message_service
+from sessions_app.store import messages as message_service
 
 log = logging.getLogger(__name__)
 CONTINUES_KEY = "_continues"
@@ -94,7 +94,7 @@ def _model_limit(context, config: dict, model: dict) -> dict:
 
 
 def _set_compacting(session: Session, value: int | None) -> None:
-    from sessions_app.services.sessions import session_set
+    from sessions_app.store.sessions import session_set
 
     session_set(session=session, touch=False, time_compacting=value)
 

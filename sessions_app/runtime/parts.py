@@ -1,6 +1,6 @@
 """The one place that builds and closes what the agent loop stores: assistant message infos, parts, and the
 states a tool part goes through (pending → running → completed | error), plus how history reads a tool part
-back for the model. Pure functions over dicts: the callers save them (services.messages)."""
+back for the model. Pure functions over dicts: the callers save them (sessions_app.store.messages)."""
 from __future__ import annotations
 
 from agentserver import ids

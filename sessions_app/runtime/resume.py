@@ -28,7 +28,7 @@ from sessions_app.runtime import parts
 from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.scope import RunScope
 from sessions_app.runtime.subtasks import child_runner
-from sessions_app.services import messages as message_service
+from sessions_app.store import messages as message_service
 
 INTERRUPTED_KEY = "_interrupted"
 ALLOWING = ("once", "always")

@@ -18,7 +18,7 @@ from sessions_app.runtime import leases, parts
 from sessions_app.runtime.history import system_prompt
 from sessions_app.runtime.message_queue import IDLE
 from sessions_app.runtime.step import Step, StepProcessor
-from sessions_app.services import messages as message_service
+from sessions_app.store import messages as message_service
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from sessions_app.models import Part, Session
 from sessions_app.runtime import parts, retry, step_snapshots
 from sessions_app.runtime.deltas import DeltaBuffer
 from sessions_app.runtime.tool_execution import ToolCalls
-from sessions_app.services import messages as message_service
+from sessions_app.store import messages as message_service
 
 CHECKPOINT_SECONDS = 0.25
 

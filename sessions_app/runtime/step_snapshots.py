@@ -43,7 +43,7 @@ async def step_finish(processor) -> dict:
 async def after_step(processor) -> None:
     """A `patch` part when the step changed files, then the session's summary, `session.diff` and the user
     message's summary.diffs."""
-    from sessions_app.services.session_diff import summarize
+    from sessions_app.runtime.session_diff import summarize
 
     state = processor.snapshot_state
     snaps, start, end = state.get("repo"), state.get("start"), state.get("end")

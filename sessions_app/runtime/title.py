@@ -48,7 +48,7 @@ def _small_model(context, config: dict, fallback: tuple[str, str]) -> tuple[str,
 
 
 def _set_title(session_id: str, title: str) -> None:
-    from sessions_app.services.sessions import session_set
+    from sessions_app.store.sessions import session_set
 
     session = Session.objects.filter(id=session_id).first()
     if session is not None and DEFAULT_TITLE.match(session.title or ""):

@@ -14,7 +14,7 @@ from sessions_app.runtime.history import MAX_STEPS_TEXT, provider_messages
 from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.scope import RunScope
 from sessions_app.runtime.turn_setup import Turn, prepare_turn
-from sessions_app.services import messages as message_service
+from sessions_app.store import messages as message_service
 
 log = logging.getLogger(__name__)
 

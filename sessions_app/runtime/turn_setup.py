@@ -57,8 +57,8 @@ def child_session_and_prompt(*, parent: Session, context: RuntimeContext, config
                              description: str, task_id: str | None, parent_model: dict) -> tuple[Session, Message]:
     """The task tool's child session (new, or the one `task_id` names) and the user message it answers."""
     from sessions_app.runtime.agents import agent_get
-    from sessions_app.services.messages import message_save, part_save
-    from sessions_app.services.sessions import session_create
+    from sessions_app.store.messages import message_save, part_save
+    from sessions_app.store.sessions import session_create
 
     child = None
     if task_id:

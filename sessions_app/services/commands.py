@@ -7,7 +7,7 @@ from agentserver.clock import now_ms
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import supervisor, waiting
 from sessions_app.runtime.turn_setup import load_config, session_context
-from sessions_app.services import messages as message_service
+from sessions_app.store import messages as message_service
 from sessions_app.services import prompting
 from sessions_app.services.model_choice import choose_model
 

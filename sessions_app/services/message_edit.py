@@ -7,7 +7,7 @@ from __future__ import annotations
 from agentserver.errors import BadRequest, NotFound, SessionBusy
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases
-from sessions_app.services import messages as message_service
+from sessions_app.store import messages as message_service
 
 PART_TYPES = ("text", "subtask", "reasoning", "file", "tool", "step-start", "step-finish", "snapshot", "patch",
               "agent", "retry", "compaction")

@@ -11,7 +11,7 @@ from sessions_app.runtime import leases, supervisor, waiting
 from sessions_app.runtime.message_queue import NO_REPLY_KEY
 from sessions_app.runtime.prompt_input import resolve_parts
 from sessions_app.runtime.turn_setup import load_config, session_context
-from sessions_app.services import messages as message_service
+from sessions_app.store import messages as message_service
 from sessions_app.services.model_choice import choose_model
 
 
@@ -19,7 +19,7 @@ def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tup
     """Validate and store the user message and its parts (events: session.updated, message.updated,
     message.part.updated ×n, session.updated). Nothing is stored when the agent or model is unknown."""
     from sessions_app.runtime.agents import agent_get, default_agent_name
-    from sessions_app.services.sessions import session_set
+    from sessions_app.store.sessions import session_set
 
     message_service.check_new_message_id(session=session, message_id=body.get("messageID"))
     context = session_context(session)

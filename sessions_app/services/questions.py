@@ -7,7 +7,7 @@ from django.db import transaction
 from agentserver.errors import BadRequest, NotFound
 from sessions_app.models import Question, Session
 from sessions_app.runtime.asking import DISMISSED_TEXT, ask_question, question_wire, reject_question  # noqa: F401
-from sessions_app.services.messages import publish_for
+from sessions_app.store.messages import publish_for
 
 
 def question_list(*, user, project_id: str | None = None) -> list[dict]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sessions_app.models import Session
 from sessions_app.runtime import supervisor
-from sessions_app.services import sessions
+from sessions_app.store import sessions
 
 
 def session_delete(*, session: Session) -> bool:

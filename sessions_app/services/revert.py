@@ -11,8 +11,8 @@ from contextlib import contextmanager
 from agentserver.errors import SessionBusy
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases
-from sessions_app.services import messages as message_service
-from sessions_app.services.session_diff import snapshots_for
+from sessions_app.store import messages as message_service
+from sessions_app.runtime.session_diff import snapshots_for
 
 
 @contextmanager
@@ -65,7 +65,7 @@ def _target(session: Session, message_id: str, part_id: str | None) -> tuple[dic
 
 
 def session_revert(*, session: Session, message_id: str, part_id: str | None = None) -> Session:
-    from sessions_app.services.sessions import session_set
+    from sessions_app.store.sessions import session_set
 
     with _exclusive(session):
         session.refresh_from_db()
@@ -86,7 +86,7 @@ def session_revert(*, session: Session, message_id: str, part_id: str | None = N
 
 
 def session_unrevert(*, session: Session) -> Session:
-    from sessions_app.services.sessions import session_set
+    from sessions_app.store.sessions import session_set
 
     with _exclusive(session):
         session.refresh_from_db()
@@ -102,8 +102,8 @@ def session_unrevert(*, session: Session) -> Session:
 def revert_cleanup(*, session: Session) -> None:
     """Make a staged revert final: messages from `revert.messageID` on are deleted (with a partID, that message
     keeps the parts before it), then `revert` is cleared and the session summary recomputed."""
-    from sessions_app.services.session_diff import summarize
-    from sessions_app.services.sessions import session_set
+    from sessions_app.runtime.session_diff import summarize
+    from sessions_app.store.sessions import session_set
 
     session.refresh_from_db()
     revert = session.revert

@@ -20,7 +20,7 @@ from sessions_app.runtime import leases, parts, supervisor
 from sessions_app.runtime.message_queue import BUSY, IDLE, next_pending
 from sessions_app.runtime.tools.base import ToolResult
 from sessions_app.runtime.turn_setup import load_config, session_context
-from sessions_app.services import messages as message_service
+from sessions_app.store import messages as message_service
 
 UPDATE_SECONDS = 0.1
 ABORT_NOTE = "\n\n<metadata>User aborted the command</metadata>"

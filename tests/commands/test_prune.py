@@ -8,7 +8,7 @@ from tests.sessions.helpers import add_message
 
 def add_tool_part(session_id: str, message_id: str, tool: str, output: str) -> str:
     from sessions_app.models import Session
-    from sessions_app.services.messages import part_save
+    from sessions_app.store.messages import part_save
 
     part_id = ids.ascending("prt")
     part_save(session=Session.objects.get(id=session_id), part={

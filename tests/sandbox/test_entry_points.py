@@ -32,7 +32,7 @@ async def test_the_bash_tool_is_confined(alice, bob, probe):
     from asgiref.sync import sync_to_async
 
     from agentserver.context import context_for_directory
-    from sessions_app.services.sessions import session_create
+    from sessions_app.store.sessions import session_create
 
     def workspace():
         context = context_for_directory(bob.user, str(bob.repo))

@@ -17,7 +17,7 @@ def create_session(persona, directory=None, **body) -> dict:
 def add_message(session_id: str, *, role: str = "user", texts=("hello",), parent_id: str | None = None,
                 **extra) -> dict:
     from sessions_app.models import Session
-    from sessions_app.services.messages import message_save, part_save
+    from sessions_app.store.messages import message_save, part_save
 
     session = Session.objects.get(id=session_id)
     message_id = ids.ascending("msg")

@@ -13,7 +13,7 @@ def test_children_lists_the_sessions_with_this_parent(alice):
 
 def test_delete_removes_descendants_messages_parts_todos_and_share(alice, anon):
     from sessions_app.models import Message, Part, Session, Share, Todo
-    from sessions_app.services.todos import todos_replace
+    from sessions_app.store.todos import todos_replace
 
     parent = create_session(alice)
     child = create_session(alice, parentID=parent["id"])

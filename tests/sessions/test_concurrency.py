@@ -7,7 +7,7 @@ from tests.sessions.helpers import create_session
 
 def test_concurrent_updates_of_different_fields_lose_nothing(alice):
     from sessions_app.models import Session
-    from sessions_app.services.todos import todos_replace
+    from sessions_app.store.todos import todos_replace
 
     session = create_session(alice)
     url = f"{alice.base_url}/session/{session['id']}"

@@ -80,7 +80,7 @@ def test_a_message_of_another_session_is_not_found_through_this_one(alice):
 
 def test_saving_again_updates_in_place(alice):
     from sessions_app.models import Session
-    from sessions_app.services.messages import message_remove, part_remove, part_save
+    from sessions_app.store.messages import message_remove, part_remove, part_save
 
     session = create_session(alice)
     message = add_message(session["id"], texts=("draft",))

@@ -18,7 +18,7 @@ def test_status_lists_only_live_non_idle_sessions_of_the_caller(alice, bob):
 
 def test_todo_is_empty_then_what_todowrite_stored(alice):
     from sessions_app.models import Session
-    from sessions_app.services.todos import todos_replace
+    from sessions_app.store.todos import todos_replace
 
     session = create_session(alice)
     assert alice.get(f"/session/{session['id']}/todo").json() == []

@@ -70,7 +70,7 @@ def test_v2_context_starts_at_the_last_compaction(alice):
     # a compaction request (user message with a compaction part) followed by a completed summary
     from agentserver import ids
     from sessions_app.models import Session
-    from sessions_app.services.messages import part_save
+    from sessions_app.store.messages import part_save
 
     request = add_message(sid, texts=())
     part_save(session=Session.objects.get(id=sid), part={"id": ids.ascending("prt"), "messageID": request["info"]["id"],

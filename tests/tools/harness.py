@@ -48,7 +48,7 @@ def make_workspace(name: str, base: Path) -> Workspace:
 
     from agentserver.context import context_for_directory
     from auth_app.tokens import roots_add
-    from sessions_app.services.sessions import session_create
+    from sessions_app.store.sessions import session_create
 
     user = get_user_model().objects.create_user(username=name, password="x")
     root = (base / name).resolve()
@@ -62,7 +62,7 @@ def make_workspace(name: str, base: Path) -> Workspace:
 def _record(session, tool: str, args: dict, result) -> None:
     """What the runner stores once a tool completes (the read-before-write check looks at these)."""
     from projects_app.models import now_ms
-    from sessions_app.services.messages import message_save, part_save
+    from sessions_app.store.messages import message_save, part_save
 
     message_id = ids.ascending("msg")
     message_save(session=session, info={"id": message_id, "role": "assistant", "time": {"created": now_ms()}})

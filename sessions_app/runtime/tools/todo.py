@@ -34,7 +34,7 @@ def _todos(session_id: str) -> list[dict]:
 
 def _replace(session_id: str, todos: list[dict]) -> list[dict]:
     from sessions_app.models import Session
-    from sessions_app.services.todos import todos_replace
+    from sessions_app.store.todos import todos_replace
     from sessions_app.wire import todo_wire
 
     session = Session.objects.get(id=session_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from sessions_app.models import Session, Todo
-from sessions_app.services.messages import publish_for
+from sessions_app.store.messages import publish_for
 from sessions_app.wire import todo_wire
 
 STATUSES = {"pending", "in_progress", "completed", "cancelled"}

@@ -13,7 +13,7 @@ from agentserver import ids
 from agentserver.context import RuntimeContext
 from projects_app.models import now_ms
 from sessions_app.models import Message, Part, Session
-from sessions_app.services.messages import publish_for
+from sessions_app.store.messages import publish_for
 from sessions_app.wire import public_info, session_event
 
 _ADJECTIVES = ("brave", "calm", "clever", "cosmic", "eager", "gentle", "glowing", "happy", "jolly", "kind",
@@ -61,7 +61,7 @@ def session_create(*, context: RuntimeContext, parent_id: str | None = None, tit
     publish_for(session, "session.created", payload)
     publish_for(session, "session.updated", payload)
     if not parent_id:
-        from sessions_app.services import sharing
+        from sessions_app.store import sharing
 
         if sharing.share_config(session, context) == "auto":
             session = sharing.session_share(session=session, base_url=share_base_url, context=context)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import snapshots as snapshot_store
-from sessions_app.services import messages as message_service
+from sessions_app.store import messages as message_service
 
 
 def snapshots_for(session: Session):
@@ -66,7 +66,7 @@ def totals(diffs: list[dict]) -> dict:
 def summarize(*, session: Session, user_message_id: str | None, snaps=None, changed: bool = True) -> None:
     """After a step: session summary (session.updated), `session.diff`, the user message's summary.diffs
     (message.updated). A step that changed nothing skips the work once a summary exists."""
-    from sessions_app.services.sessions import session_set
+    from sessions_app.store.sessions import session_set
 
     session.refresh_from_db()
     if not changed and session.summary is not None:

@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 
 from agentserver.errors import Forbidden, NotFound
 from sessions_app.models import Message, Part, Session, Share
-from sessions_app.services.messages import publish_for
+from sessions_app.store.messages import publish_for
 from sessions_app.wire import session_event
 
 log = logging.getLogger(__name__)
