@@ -46,34 +46,42 @@ def _mask_credential(credential: dict) -> str:
 
 # ---- validation ----------------------------------------------------------------------------------------
 
-def normalize_credential(value) -> dict:
-    """Check a credential against the spec's two shapes and return a clean copy (no unknown fields)."""
+def normalize_credential(value, *, at: tuple[str, ...] = ("credential",)) -> dict:
+    """Check a credential against the spec's two shapes and return a clean copy (no unknown fields). `at` is
+    where the credential sits in the body (nothing when the body is the credential), for the errors' paths."""
+    def where(*names: str) -> list[str]:
+        return [*at, *names]
+
+    def called(name: str) -> str:
+        return ".".join(where(name))
+
     if not isinstance(value, dict):
-        raise BadRequest("credential must be an object", issues=[{"path": ["credential"], "message": "not an object"}])
+        raise BadRequest(f"{'.'.join(at) or 'the body'} must be an object",
+                         issues=[{"path": list(at), "message": "not an object"}])
     kind = value.get("type")
     if kind == "api":
         key = value.get("key")
         if not isinstance(key, str) or not key:
-            raise BadRequest("credential.key must be a non-empty string",
-                             issues=[{"path": ["credential", "key"], "message": "required string"}])
+            raise BadRequest(f"{called('key')} must be a non-empty string",
+                             issues=[{"path": where("key"), "message": "required string"}])
         clean = {"type": "api", "key": key}
         metadata = value.get("metadata")
         if metadata is not None:
             if not isinstance(metadata, dict) or not all(
                 isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()
             ):
-                raise BadRequest("credential.metadata must map strings to strings",
-                                 issues=[{"path": ["credential", "metadata"], "message": "map of strings"}])
+                raise BadRequest(f"{called('metadata')} must map strings to strings",
+                                 issues=[{"path": where("metadata"), "message": "map of strings"}])
             clean["metadata"] = dict(metadata)
         return clean
     if kind == "oauth":
         issues = [
-            {"path": ["credential", name], "message": "required string"}
+            {"path": where(name), "message": "required string"}
             for name in ("refresh", "access") if not isinstance(value.get(name), str) or not value.get(name)
         ]
         expires = value.get("expires")
         if isinstance(expires, bool) or not isinstance(expires, (int, float)) or expires < 0:
-            issues.append({"path": ["credential", "expires"], "message": "required non-negative number"})
+            issues.append({"path": where("expires"), "message": "required non-negative number"})
         if issues:
             raise BadRequest("Invalid oauth credential", issues=issues)
         clean = {"type": "oauth", "refresh": value["refresh"], "access": value["access"], "expires": int(expires)}
@@ -81,8 +89,8 @@ def normalize_credential(value) -> dict:
             if isinstance(value.get(optional), str):
                 clean[optional] = value[optional]
         return clean
-    raise BadRequest("credential.type must be 'api' or 'oauth'",
-                     issues=[{"path": ["credential", "type"], "message": "expected 'api' or 'oauth'"}])
+    raise BadRequest(f"{called('type')} must be 'api' or 'oauth'",
+                     issues=[{"path": where("type"), "message": "expected 'api' or 'oauth'"}])
 
 
 def _store_credential(account: AuthAccount, credential: dict) -> None:
@@ -248,7 +256,7 @@ def provider_auth_set(*, user, provider_id: str, credential) -> AuthAccount:
     """The TUI's "connect a provider": the credential becomes the user's active account for the provider,
     replacing the active one's credential (opencode keeps one credential per provider) or creating it."""
     provider_id = _provider_id(provider_id)
-    clean = normalize_credential(credential)
+    clean = normalize_credential(credential, at=())
     current = AuthAccount.objects.select_for_update().filter(owner=user, service_id=provider_id, active=True).first()
     if current is None:
         return account_create(user=user, service_id=provider_id, credential=clean, active=True,
