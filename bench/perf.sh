@@ -44,3 +44,6 @@ echo
 echo "== bench/stream.py: 5,000 back-to-back deltas from the fake provider"
 $PY bench/stream.py --base-url "http://127.0.0.1:$PORT" --token "$TOKEN" --directory "$WORK/repo" \
     --server-pid "$SERVER" --subscribers 1,100 --repeat "$REPEAT"
+echo
+echo "== bench/sandbox.py: process sandbox overhead, sandboxed vs AGENTSERVER_SANDBOX=off (own SQLite servers)"
+env -u DATABASE_URL -u REDIS_URL -u AGENTSERVER_DATA_DIR $PY bench/sandbox.py
