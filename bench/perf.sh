@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
-PARTS=${*:-throughput scaled streams}
+PARTS=${*:-throughput scaled streams sandbox lsp}
 ROUNDS=${ROUNDS:-3}
 REPEAT=${REPEAT:-3}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-2}
@@ -152,9 +152,21 @@ streams() {
       --server-pid "$SCALED_A_PID" --subscribers 1,100 --repeat "$REPEAT"
 }
 
+sandbox() {
+  echo "== bench/sandbox.py: process sandbox overhead, sandboxed vs AGENTSERVER_SANDBOX=off (own SQLite servers)"
+  env -u DATABASE_URL -u REDIS_URL -u AGENTSERVER_DATA_DIR $PY bench/sandbox.py
+  echo
+}
+
+lsp() {
+  echo "== bench/lsp.py: an edit's diagnostics, cold and warm language servers"
+  env -u DATABASE_URL -u REDIS_URL -u AGENTSERVER_DATA_DIR $PY bench/lsp.py
+  echo
+}
+
 for part in $PARTS; do
   case "$part" in
-    throughput|scaled|streams) "$part" ;;
-    *) echo "unknown part: $part (throughput, scaled, streams)" >&2; exit 2 ;;
+    throughput|scaled|streams|sandbox|lsp) "$part" ;;
+    *) echo "unknown part: $part (throughput, scaled, streams, sandbox, lsp)" >&2; exit 2 ;;
   esac
 done

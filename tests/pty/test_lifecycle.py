@@ -30,15 +30,25 @@ def session_of(leader: int) -> list[int]:
     return members
 
 
+def _sleeps(pids: list[int]) -> list[int]:
+    found = []
+    for pid in pids:
+        try:
+            if open(f"/proc/{pid}/cmdline", "rb").read().startswith(b"sleep"):
+                found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
 def fd_count(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
 def test_remove_kills_the_whole_process_group(alice):
     pty = create_pty(alice, command="/bin/sh", args=["-c", "sleep 1000 & sleep 1000"])
-    members = wait_for(lambda: len(session_of(pty["pid"])) >= 2 and session_of(pty["pid"]))
-    sleeps = [pid for pid in members if open(f"/proc/{pid}/cmdline", "rb").read().startswith(b"sleep")]
-    assert len(sleeps) == 2, members
+    members = wait_for(lambda: len(_sleeps(session_of(pty["pid"]))) == 2 and session_of(pty["pid"]))
+    assert len(_sleeps(members)) == 2, members
     assert alice.delete(f"/pty/{pty['id']}").json() is True
     assert wait_for(lambda: not any(pid_alive(pid) for pid in members)), [p for p in members if pid_alive(p)]
 

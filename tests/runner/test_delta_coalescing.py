@@ -29,6 +29,13 @@ def test_a_burst_of_deltas_is_merged_and_concatenates_to_the_final_text(alice, l
 
 
 def test_deltas_of_a_slow_stream_go_out_one_by_one(alice, llm, session_of, recorder):
+    from projects_app.models import UserConfig
+
+    # The step-start snapshot (git in the user's sandbox) runs before the first delta is handled; on a loaded
+    # machine it outlasts the 0.1 s between tokens and the waiting ones would merge. This is about deltas.
+    config = UserConfig.objects.get(user=alice.user)
+    config.data = {**config.data, "snapshot": False}
+    config.save(update_fields=["data"])
     session = session_of()
     events = recorder()
     llm.script(Reply(text="slow tokens arrive apart", delay=0.1))
