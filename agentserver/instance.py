@@ -16,6 +16,10 @@ def instance_dispose(*, context: RuntimeContext) -> bool:
 
 def global_dispose(*, user) -> bool:
     """global.dispose: opencode drops every instance; here each of the caller's clients hears it on
-    /global/event as `{directory: "global", payload: {type: "global.disposed"}}` and reloads its state."""
+    /global/event as `{directory: "global", payload: {type: "global.disposed"}}` and reloads its state; every
+    language server of the caller's stops."""
+    from projects_app.lsp.service import lsp_dispose
+
+    lsp_dispose(user=user, directory=None)
     events.publish("global.disposed", {}, owner_id=user.pk, directory="global")
     return True

@@ -2,6 +2,7 @@
 instance.dispose stops them (no process is left); each user sees only their own; `lsp: false` starts none."""
 import os
 
+from tests.fakes.fixtures import configure_fake_provider
 from tests.lsp.helpers import (FIXED, TYPE_ERROR, alive, language_servers_of, new_session, run_tool_call, set_config,
                                wait_for)
 
@@ -57,6 +58,24 @@ def test_instance_dispose_leaves_no_language_server_process(alice, llm, server):
     assert response.status_code == 200 and response.json() is True
     assert wait_for(lambda: not alive(mine), timeout=15)
     assert alice.get("/lsp", params={"directory": str(alice.repo)}).json() == []
+
+
+def test_global_dispose_stops_every_language_server_of_the_caller_only(alice, bob, llm, server):
+    before = language_servers_of(server)
+    start_server(alice, llm)
+    alices = language_servers_of(server) - before
+    configure_fake_provider(bob, llm)
+    start_server(bob, llm)
+    bobs = language_servers_of(server) - before - alices
+    assert alices and bobs  # (a server's wrappers in the sandbox carry its command line too)
+    try:
+        response = alice.post("/global/dispose")
+        assert response.status_code == 200 and response.json() is True
+        assert wait_for(lambda: not alive(alices), timeout=15)
+        assert alive(bobs)
+        assert bob.get("/lsp", params={"directory": str(bob.repo)}).json()[0]["id"] == "pyright"
+    finally:
+        bob.post("/instance/dispose", params={"directory": str(bob.repo)})
 
 
 def test_a_disposed_instance_starts_its_server_again_on_the_next_edit(alice, llm, server):
