@@ -285,7 +285,9 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
     roots = [os.path.realpath(root) for root in roots]
     if mode() == "off" or user is None:
         if user is None and mode() != "off":
-            raise SandboxUnavailable("a sandboxed process needs the user it runs for")
+            # A programming error, not an unavailable sandbox: callers treat SandboxUnavailable as "no git
+            # here" and would silently answer without it. Name the user, or decorate with @on_behalf.
+            raise RuntimeError("a sandboxed process needs the user it runs for (see sandbox.on_behalf)")
         environment = safe_environment(home=roots[0] if roots else cwd)
         environment.update(env or {})
         return Launch(argv=list(argv), env=environment, cwd=cwd)

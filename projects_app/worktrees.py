@@ -42,6 +42,7 @@ def _server_worktrees(context: RuntimeContext):
         type="worktree", created_by_server=True, archived=False)
 
 
+@sandbox.on_behalf
 def worktree_list(*, context: RuntimeContext) -> list[str]:
     _require_git(context)
     return [w.directory for w in _server_worktrees(context) if os.path.isdir(w.directory)]
@@ -84,6 +85,7 @@ def _first_failure(context: RuntimeContext, workspace: Workspace, commands: list
     return failure
 
 
+@sandbox.on_behalf
 def worktree_create(*, context: RuntimeContext, name: str | None = None,
                     start_command: str | None = None) -> Workspace:
     _require_git(context)
@@ -108,12 +110,14 @@ def _worktree_at(context: RuntimeContext, directory: str) -> Workspace:
     raise NotFound(f"Worktree not found: {directory}")
 
 
+@sandbox.on_behalf
 def worktree_remove(*, context: RuntimeContext, directory: str) -> bool:
     workspace = _worktree_at(context, directory)
     workspaces.workspace_delete(user=context.user, workspace_id=workspace.id, remove_files=True)
     return True
 
 
+@sandbox.on_behalf
 def worktree_reset(*, context: RuntimeContext, directory: str) -> bool:
     workspace = _worktree_at(context, directory)
     if not os.path.isdir(workspace.directory):

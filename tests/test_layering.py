@@ -53,7 +53,7 @@ PLANTED = {
         "agentserver.ids", "from sessions_app import models  # noqa: F401",
         "agentserver.ids is not allowed to import sessions_app"),
     "a service importing a view": (
-        "sessions_app.store.todos", "from sessions_app.api import original  # noqa: F401",
+        "sessions_app.services.revert", "from sessions_app.api import original  # noqa: F401",
         "sessions_app.services is not allowed to import sessions_app.api"),
     "terminals reaching into sessions": (
         "pty_app.services", "from sessions_app import selectors  # noqa: F401",

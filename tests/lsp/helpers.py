@@ -57,7 +57,7 @@ def _process_table() -> dict[int, tuple[int, str, bytes]]:
 
 
 def language_servers_of(server) -> set[int]:
-    """pids of the live language servers (basedpyright) the test daphne started (its descendants)."""
+    """pids of the live language servers (basedpyright) the test daphne started (its descendants), one each."""
     table = _process_table()
 
     def descends(pid: int) -> bool:
@@ -69,8 +69,11 @@ def language_servers_of(server) -> set[int]:
             pid = table.get(pid, (0, "", b""))[0]
         return False
 
-    return {pid for pid, (_, state, cmdline) in table.items()
-            if b"langserver" in cmdline and state != "Z" and descends(pid)}
+    matched = {pid for pid, (_, state, cmdline) in table.items()
+               if b"langserver" in cmdline and state != "Z" and descends(pid)}
+    # In the sandbox a server is a chain (bwrap, its PID namespace's init, the program) that all carry its
+    # command line: one server is the outermost of its chain; the PID namespace takes the rest with it.
+    return {pid for pid in matched if table[pid][0] not in matched}
 
 
 def alive(pids: set[int]) -> set[int]:
