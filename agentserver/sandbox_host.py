@@ -10,6 +10,7 @@ import shutil
 import struct
 import subprocess
 import threading
+import time
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -275,12 +276,28 @@ def outbound_namespace(user_id: int) -> str:
         return network.namespace
 
 
+def _await_own_namespace(holder: subprocess.Popen, seconds: float = 10.0) -> None:
+    """slirp4netns attaches to whatever namespace the pid has: until `unshare` has run, that is the host's."""
+    host = os.readlink("/proc/self/ns/net")
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and holder.poll() is None:
+        try:
+            if os.readlink(f"/proc/{holder.pid}/ns/net") != host:
+                return
+        except OSError:
+            pass
+        time.sleep(0.002)
+    holder.kill()
+    raise OSError("the sandbox network namespace did not come up")
+
+
 def _start_network() -> Network:
     life_read, life_write = os.pipe()
     ready_read, ready_write = os.pipe()
     try:
         holder = subprocess.Popen(["unshare", "--net", "--", "sh", "-c", "read line"], stdin=life_read,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        _await_own_namespace(holder)
         slirp = subprocess.Popen(
             [shutil.which("slirp4netns") or "slirp4netns", "--configure", "--disable-host-loopback", "--mtu",
              "65520", "--ready-fd", str(ready_write), "--exit-fd", str(life_read), str(holder.pid), "tap0"],
