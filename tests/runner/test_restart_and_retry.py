@@ -8,7 +8,9 @@ from tests.fakes.fixtures import Reply
 from tests.runner.conftest import text_prompt, wait_until
 from tests.runner.sse import EventRecorder
 
-FAST = {"AGENTSERVER_LEASE_MS": "1500", "AGENTSERVER_RETRY_BASE_MS": "50"}
+# A lease short enough for restart tests to adopt dead sessions quickly, long enough that a runner starved of
+# CPU on a loaded machine still renews it in time (at 1.5 s the janitor adopted live sessions under load).
+FAST = {"AGENTSERVER_LEASE_MS": "4000", "AGENTSERVER_RETRY_BASE_MS": "50"}
 
 
 class Remote:
