@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from agentserver import sandbox
 from agentserver.context import RuntimeContext
+from projects_app.builtin_overlay import overlay
 
 log = logging.getLogger(__name__)
 
@@ -176,21 +177,7 @@ def _configured(name: str, item: dict, existing: Formatter | None) -> Formatter 
 
 
 def formatters_for(config: dict) -> list[Formatter]:
-    setting = config.get("formatter")
-    if setting is False:
-        return []
-    formatters = {f.name: f for f in BUILT_IN}
-    if isinstance(setting, dict):
-        for name, item in setting.items():
-            if not isinstance(item, dict):
-                continue
-            if item.get("disabled") is True:
-                formatters.pop(name, None)
-                continue
-            formatter = _configured(name, item, formatters.get(name))
-            if formatter is not None:
-                formatters[name] = formatter
-    return list(formatters.values())
+    return list(overlay(config.get("formatter"), {f.name: f for f in BUILT_IN}, _configured).values())
 
 
 def formatter_status(*, context: RuntimeContext, config: dict) -> list[dict]:

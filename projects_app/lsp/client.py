@@ -133,7 +133,9 @@ class LanguageClient:
         # pygls pipes stderr and never reads it: drain it so a chatty server cannot block on a full pipe.
         asyncio.get_running_loop().create_task(self._drain_stderr())
         await asyncio.wait_for(rpc.initialize_async(types.InitializeParams(
-            process_id=os.getpid(),
+            # None: in its sandbox's PID namespace our pid names no process, and servers that watch their
+            # client's pid (vscode-languageserver does) would exit within seconds.
+            process_id=None,
             root_uri=uri_of(self.root),
             root_path=self.root,
             workspace_folders=[types.WorkspaceFolder(uri=uri_of(self.root), name="workspace")],

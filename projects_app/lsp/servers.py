@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from projects_app.builtin_overlay import overlay
+
 LANGUAGES = {
     ".py": "python", ".pyi": "python", ".ts": "typescript", ".tsx": "typescriptreact", ".mts": "typescript",
     ".cts": "typescript", ".js": "javascript", ".jsx": "javascriptreact", ".mjs": "javascript",
@@ -121,7 +123,9 @@ def _typescript_server(root: str) -> LaunchSpec | None:
             cli, tsserver = os.path.realpath(cli), os.path.realpath(tsserver)
             package = os.path.dirname(os.path.dirname(cli))
             typescript = os.path.dirname(os.path.dirname(tsserver))
-            return LaunchSpec(argv=[node, cli, "--stdio"], expose=[package, typescript, os.path.dirname(node)],
+            # The whole node_modules: npm hoists the server's own dependencies beside it.
+            return LaunchSpec(argv=[node, cli, "--stdio"],
+                              expose=[os.path.dirname(package), typescript, os.path.dirname(node)],
                               initialization={"tsserver": {"path": tsserver}})
     return None
 
@@ -169,18 +173,4 @@ def _configured(name: str, item: dict, existing: ServerInfo | None) -> ServerInf
 
 def servers_for(config: dict) -> dict[str, ServerInfo]:
     """The enabled servers under this effective config, by id."""
-    setting = config.get("lsp")
-    if setting is False:
-        return {}
-    servers = {server.id: server for server in BUILT_IN}
-    if isinstance(setting, dict):
-        for name, item in setting.items():
-            if not isinstance(item, dict):
-                continue
-            if item.get("disabled") is True:
-                servers.pop(name, None)
-                continue
-            server = _configured(name, item, servers.get(name))
-            if server is not None:
-                servers[name] = server
-    return servers
+    return overlay(config.get("lsp"), {server.id: server for server in BUILT_IN}, _configured)
