@@ -74,7 +74,8 @@ def _git(user, directory: str, *args: str) -> str | None:
     from agentserver import sandbox
 
     try:
-        out = sandbox.run(user, ["git", *args], cwd=directory, timeout=10, env={"GIT_OPTIONAL_LOCKS": "0"})
+        out = sandbox.run(user, ["git", *args], cwd=directory, timeout=10, env={"GIT_OPTIONAL_LOCKS": "0"},
+                          offline=True)
     except (OSError, subprocess.SubprocessError, sandbox.SandboxUnavailable):
         return None
     return out.stdout.decode(errors="replace").strip() if out.returncode == 0 else None

@@ -273,7 +273,7 @@ def _roots_of(user) -> list[str]:
 
 def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None,
             expose: Sequence[str] = (), writable: Sequence[str] = (), roots: Sequence[str] | None = None,
-            terminal: bool = False) -> Launch:
+            terminal: bool = False, offline: bool = False) -> Launch:
     """What to exec for `argv` run by `user` in `cwd`; `env` adds variables to the safe environment;
     `expose` names extra files or directories (a language server's install, the ripgrep binary) that the
     process may read and execute at their real paths; `writable` extra directories it may write (the user's
@@ -294,7 +294,9 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
     require()
     root = sandbox_host.is_root()
     identity = sandbox_host.identity_of(user)
-    net = network()
+    # offline: the server's own programs on a user's files (git, ripgrep, formatters) need no network, and
+    # then do not depend on the user's outbound namespace being up.
+    net = "none" if offline else network()
     real_cwd = os.path.realpath(cwd)
     hidden = _hidden()
     roots = _mountable(roots, real_cwd, hidden)
@@ -364,20 +366,20 @@ def run(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = 
 
 def popen(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None,
           expose: Sequence[str] = (), writable: Sequence[str] = (), roots: Sequence[str] | None = None,
-          **kwargs) -> subprocess.Popen:
-    launch = prepare(user, argv, cwd=cwd, env=env, expose=expose, writable=writable, roots=roots)
+          offline: bool = False, **kwargs) -> subprocess.Popen:
+    launch = prepare(user, argv, cwd=cwd, env=env, expose=expose, writable=writable, roots=roots, offline=offline)
     kwargs.setdefault("start_new_session", True)
     return subprocess.Popen(launch.argv, cwd=launch.cwd, env=launch.env, **kwargs)
 
 
 async def start(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None,
                 expose: Sequence[str] = (), writable: Sequence[str] = (), roots: Sequence[str] | None = None,
-                **kwargs) -> asyncio.subprocess.Process:
+                offline: bool = False, **kwargs) -> asyncio.subprocess.Process:
     from asgiref.sync import sync_to_async
 
     if roots is None:
         roots = await sync_to_async(_roots_of, thread_sensitive=False)(user)
     launch = await asyncio.to_thread(prepare, user, argv, cwd=cwd, env=env, expose=expose, writable=writable,
-                                     roots=roots)
+                                     roots=roots, offline=offline)
     kwargs.setdefault("start_new_session", True)
     return await asyncio.create_subprocess_exec(*launch.argv, cwd=launch.cwd, env=launch.env, **kwargs)

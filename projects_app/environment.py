@@ -31,7 +31,7 @@ def path_info(*, context) -> dict:
 
 def _git(cwd: str, *args: str) -> str | None:
     try:
-        out = sandbox.run(sandbox.acting_user(), ["git", *args], cwd=cwd, timeout=10,
+        out = sandbox.run(sandbox.acting_user(), ["git", *args], cwd=cwd, timeout=10, offline=True,
                           env={"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"})
     except (OSError, subprocess.SubprocessError, sandbox.SandboxUnavailable):
         return None
@@ -73,7 +73,7 @@ def _git_raw(cwd: str, *args: str, input: bytes | None = None) -> subprocess.Com
 
 def _git_raw_argv(cwd: str, argv: list[str], input: bytes | None = None) -> subprocess.CompletedProcess | None:
     try:
-        return sandbox.run(sandbox.acting_user(), argv, cwd=cwd, input=input, timeout=60,
+        return sandbox.run(sandbox.acting_user(), argv, cwd=cwd, input=input, timeout=60, offline=True,
                            env={"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"})
     except (OSError, subprocess.SubprocessError, sandbox.SandboxUnavailable):
         return None

@@ -88,7 +88,8 @@ def _git_ignored(cwd: str, names: list[str]) -> set[str]:
         return set()
     try:
         out = sandbox.run(sandbox.acting_user(), ["git", "check-ignore", "-z", "--stdin"], cwd=cwd,
-                          input="\0".join(names).encode() + b"\0", timeout=10, env={"GIT_OPTIONAL_LOCKS": "0"})
+                          input="\0".join(names).encode() + b"\0", timeout=10, env={"GIT_OPTIONAL_LOCKS": "0"},
+                          offline=True)
     except (OSError, subprocess.SubprocessError, sandbox.SandboxUnavailable):
         return set()
     if out.returncode not in (0, 1):
@@ -129,7 +130,7 @@ def directory_list(*, context, path: str) -> list[dict]:
 def _rg(args: list[str], cwd: str) -> subprocess.Popen:
     binary = rg_binary()
     return sandbox.popen(sandbox.acting_user(), [binary, *args], cwd=cwd, expose=[binary],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                         offline=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def _watchdog(process: subprocess.Popen) -> threading.Timer:

@@ -203,7 +203,7 @@ def format_file(*, context: RuntimeContext, config: dict, path: str) -> str | No
         argv = [part.replace("$FILE", path) for part in command]
         try:
             done = sandbox.run(context.user, argv, cwd=context.directory, env=formatter.environment,
-                               timeout=FORMAT_TIMEOUT, expose=_expose(argv[0]))
+                               timeout=FORMAT_TIMEOUT, expose=_expose(argv[0]), offline=True)
         except (OSError, subprocess.TimeoutExpired, sandbox.SandboxUnavailable) as error:
             log.warning("formatter %s failed on %s: %s", formatter.name, path, error)
             return None

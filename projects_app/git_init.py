@@ -16,7 +16,8 @@ class GitInitFailed(BadRequest):
 
 
 def _git(context: RuntimeContext, *args: str, identity: list[str] | None = None):
-    return sandbox.run(context.user, ["git", *(identity or []), *args], cwd=context.directory, timeout=60)
+    return sandbox.run(context.user, ["git", *(identity or []), *args], cwd=context.directory, timeout=60,
+                       offline=True)
 
 
 def project_init_git(*, context: RuntimeContext) -> Project:

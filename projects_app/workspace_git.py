@@ -21,7 +21,7 @@ class GitFailed(Exception):
 def run(directory: str, *args: str, input: bytes | None = None, check: bool = True, timeout: float = 60) -> str:
     try:
         out = sandbox.run(sandbox.acting_user(), ["git", *args], cwd=directory, input=input, timeout=timeout,
-                          env=_ENV)
+                          env=_ENV, offline=True)
     except (OSError, subprocess.SubprocessError) as error:
         raise GitFailed(args, str(error)) from error
     except sandbox.SandboxUnavailable as error:

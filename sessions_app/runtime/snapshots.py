@@ -92,7 +92,7 @@ class Snapshots:
         prefix = ["--git-dir", self.gitdir] + (["--work-tree", self.worktree] if tree else [])
         try:
             return sandbox.run(self.owner, ["git", *_CORE, *prefix, *args], cwd=cwd or self.worktree,
-                               env=_git_env(), timeout=GIT_TIMEOUT, roots=self.roots)
+                               env=_git_env(), timeout=GIT_TIMEOUT, roots=self.roots, offline=True)
         except (OSError, subprocess.SubprocessError) as error:
             return subprocess.CompletedProcess(args, 1, b"", str(error).encode())
         except sandbox.SandboxUnavailable as error:
@@ -139,7 +139,7 @@ class Snapshots:
         try:
             out = sandbox.run(self.owner, ["git", "rev-parse", "--path-format=absolute", "--git-path",
                                            "info/exclude"], cwd=self.worktree, env=_git_env(), timeout=10,
-                              roots=self.roots)
+                              roots=self.roots, offline=True)
             path = out.stdout.decode(errors="replace").strip()
             if out.returncode == 0 and path and os.path.isfile(path):
                 with open(path, encoding="utf-8", errors="replace") as handle:

@@ -19,7 +19,7 @@ async def rg(args: list[str], *, cwd: str, user, abort: asyncio.Event | None = N
     """ripgrep over `user`'s directory, in their sandbox (only the rg binary is exposed)."""
     binary = rg_path()
     try:
-        process = await sandbox.start(user, [binary, *args], cwd=cwd, expose=[binary],
+        process = await sandbox.start(user, [binary, *args], cwd=cwd, expose=[binary], offline=True,
                                       stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
                                       stderr=asyncio.subprocess.DEVNULL)
     except sandbox.SandboxUnavailable as error:
