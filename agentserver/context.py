@@ -76,9 +76,13 @@ def _git(user, directory: str, *args: str) -> str | None:
     try:
         out = sandbox.run(user, ["git", *args], cwd=directory, timeout=10, env={"GIT_OPTIONAL_LOCKS": "0"},
                           offline=True)
-    except (OSError, subprocess.SubprocessError, sandbox.SandboxUnavailable):
-        return None
+    except (OSError, subprocess.SubprocessError, sandbox.SandboxUnavailable) as error:
+        raise _GitNotRun from error
     return out.stdout.decode(errors="replace").strip() if out.returncode == 0 else None
+
+
+class _GitNotRun(Exception):
+    """git could not be started (no sandbox, a timeout): the directory is not known not to be a repository."""
 
 
 def git_info(directory: str, *, user) -> tuple[str, str, str | None]:
@@ -89,9 +93,12 @@ def git_info(directory: str, *, user) -> tuple[str, str, str | None]:
         hit = _git_cache.get(directory)
         if hit and now - hit[0] < _GIT_CACHE_SECONDS:
             return hit[1]
-    top = _git(user, directory, "rev-parse", "--show-toplevel")
+    try:
+        top = _git(user, directory, "rev-parse", "--show-toplevel")
+        roots = _git(user, top, "rev-list", "--max-parents=0", "HEAD") if top else None
+    except _GitNotRun:
+        return (directory, GLOBAL_PROJECT, None)  # answered as a plain directory, but not remembered as one
     if top:
-        roots = _git(user, top, "rev-list", "--max-parents=0", "HEAD")
         project_id = sorted(roots.split())[0] if roots else GLOBAL_PROJECT
         info = (os.path.realpath(top), project_id, "git")
     else:
