@@ -24,20 +24,27 @@ from sessions_app.store import messages as message_service
 
 UPDATE_SECONDS = 0.1
 ABORT_NOTE = "\n\n<metadata>User aborted the command</metadata>"
-_running: dict[str, subprocess.Popen] = {}
+# A session's shell from its lease on; the process is None until started, so an abort that comes before the
+# (sandboxed, not instant) start is remembered and kills the process as soon as it exists.
+_running: dict[str, subprocess.Popen | None] = {}
 _aborted: set[str] = set()
 
 
 def shell_abort(session_id: str) -> bool:
-    process = _running.get(session_id)
-    if process is None:
+    if session_id not in _running:
         return False
     _aborted.add(session_id)
+    process = _running.get(session_id)
+    if process is not None:
+        _kill(process)
+    return True
+
+
+def _kill(process: subprocess.Popen) -> None:
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    return True
 
 
 def _status(session: Session, holder: str, status: dict) -> None:
@@ -59,6 +66,7 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
     holder = f"{supervisor.WORKER_ID}:shell:{uuid.uuid4().hex[:8]}"
     if not leases.acquire(session.id, holder):
         raise SessionBusy(f"Session is busy: {session.id}", sessionID=session.id)
+    _running[session.id] = None
     try:
         if session.revert:  # a staged revert becomes final before the command's messages 
             from sessions_app.services.revert import revert_cleanup
@@ -102,6 +110,8 @@ def _run(session: Session, context, agent: str, model: dict, command: str, holde
     process = sandbox.popen(session.owner, [shell, "-c", command], cwd=context.directory, env=env, roots=roots,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     _running[session.id] = process
+    if session.id in _aborted:
+        _kill(process)
     output = bytearray()
     done = threading.Event()
 
