@@ -22,6 +22,7 @@ import functools
 import logging
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -383,3 +384,14 @@ async def start(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] |
                                      roots=roots, offline=offline)
     kwargs.setdefault("start_new_session", True)
     return await asyncio.create_subprocess_exec(*launch.argv, cwd=launch.cwd, env=launch.env, **kwargs)
+
+
+def kill_group(pid: int | None, sig: int = signal.SIGKILL) -> None:
+    """Signal the process group a launch started (`start_new_session`): the sandbox and, through its PID
+    namespace, everything in it. Gone already is fine."""
+    if pid is None:
+        return
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -265,24 +265,15 @@ class LanguageClient:
                 rpc.exit(None)
             except Exception:  # noqa: BLE001 - a hung or dead server is killed below either way
                 pass
-        kill_group(self.pid)
+        sandbox.kill_group(self.pid, signal.SIGTERM)
         server = rpc._server
         if server is not None:
             try:
                 await asyncio.wait_for(server.wait(), 3.0)
             except asyncio.TimeoutError:
-                kill_group(self.pid, signal.SIGKILL)
+                sandbox.kill_group(self.pid, signal.SIGKILL)
                 await server.wait()
         try:
             await asyncio.wait_for(rpc.stop(), 2.0)
         except Exception:  # noqa: BLE001 - the reader task may already be gone with the process
             pass
-
-
-def kill_group(pid: int | None, sig: int = signal.SIGTERM) -> None:
-    if pid is None:
-        return
-    try:
-        os.killpg(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass

@@ -11,6 +11,7 @@ import atexit
 import concurrent.futures
 import logging
 import os
+import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -19,7 +20,8 @@ from django.conf import settings
 
 from agentserver import paths
 from agentserver.context import RuntimeContext
-from projects_app.lsp.client import LanguageClient, kill_group
+from agentserver import sandbox
+from projects_app.lsp.client import LanguageClient
 from projects_app.lsp.servers import ServerInfo, servers_for
 
 log = logging.getLogger(__name__)
@@ -236,7 +238,7 @@ class LspManager:
     def shutdown(self) -> None:
         """At exit: end every server's process group now (the loop may already be gone)."""
         for entry in list(self._entries.values()):
-            kill_group(entry.client.pid)
+            sandbox.kill_group(entry.client.pid, signal.SIGTERM)
         self._entries.clear()
 
 

@@ -6,8 +6,6 @@ It holds the session's lease while it runs (a busy session → 409), so it never
 prompts arriving meanwhile queue and are started when it ends. Abort kills its process group."""
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import threading
 import uuid
@@ -36,15 +34,10 @@ def shell_abort(session_id: str) -> bool:
     _aborted.add(session_id)
     process = _running.get(session_id)
     if process is not None:
-        _kill(process)
+        sandbox.kill_group(process.pid)
     return True
 
 
-def _kill(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def _status(session: Session, holder: str, status: dict) -> None:
@@ -111,7 +104,7 @@ def _run(session: Session, context, agent: str, model: dict, command: str, holde
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     _running[session.id] = process
     if session.id in _aborted:
-        _kill(process)
+        sandbox.kill_group(process.pid)
     output = bytearray()
     done = threading.Event()
 

@@ -46,13 +46,10 @@ def child_environment(home: str) -> dict[str, str]:
 
 
 def kill_group(pid: int) -> None:
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(pid, sig)
-        except (ProcessLookupError, PermissionError):
-            return
-        if sig == signal.SIGTERM:
-            time.sleep(0.05)
+    """SIGTERM first so the command may clean up, then SIGKILL for what is left."""
+    sandbox.kill_group(pid, signal.SIGTERM)
+    time.sleep(0.05)
+    sandbox.kill_group(pid, signal.SIGKILL)
 
 
 class BashTool(Tool):
