@@ -21,7 +21,6 @@ import contextvars
 import functools
 import logging
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -38,8 +37,8 @@ from agentserver.paths import is_within
 log = logging.getLogger("agentserver.sandbox")
 
 # The parts of /etc programs need (libraries, DNS, TLS, locales, shells), copied into each user's sandbox
-# /etc; passwd, group, hosts and resolv.conf are generated per user instead.
-ETC_FILES = ("alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "host.conf",
+# /etc; passwd, group, nsswitch.conf, hosts and resolv.conf are generated per user instead.
+ETC_FILES = ("alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "host.conf",
              "gai.conf", "ssl", "ca-certificates", "ca-certificates.conf", "pki", "localtime", "timezone",
              "locale.alias", "locale.conf", "default/locale", "mime.types", "protocols", "services", "shells",
              "profile", "profile.d", "bash.bashrc", "bash_completion", "bash_completion.d", "inputrc", "terminfo",
@@ -117,8 +116,8 @@ def network() -> str:
     wanted = settings.SANDBOX_NETWORK
     if wanted not in ("outbound", "none", "host"):
         wanted = "outbound"
-    if wanted == "outbound" and not (sandbox_host.is_root() and shutil.which("slirp4netns")
-                                     and shutil.which("nsenter") and shutil.which("unshare")):
+    if wanted == "outbound" and not (sandbox_host.is_root() and sandbox_host.which("slirp4netns")
+                                     and sandbox_host.which("nsenter") and sandbox_host.which("unshare")):
         return "none"
     return wanted
 
@@ -128,11 +127,11 @@ def unavailable_reason() -> str | None:
     """None when the sandbox works here; else why not (checked once per process by running one)."""
     if mode() == "off":
         return None
-    bwrap = shutil.which(settings.SANDBOX_BWRAP)
+    bwrap = sandbox_host.which(settings.SANDBOX_BWRAP)
     if not bwrap:
         return (f"bubblewrap ({settings.SANDBOX_BWRAP}) is not installed: install the `bubblewrap` package, "
                 "or set AGENTSERVER_SANDBOX=off to run users' processes unconfined (unsafe)")
-    missing = [tool for tool in _helpers() if not shutil.which(tool)]
+    missing = [tool for tool in _helpers() if not sandbox_host.which(tool)]
     if missing:
         return f"{', '.join(missing)} not found (package util-linux)"
     probe = [*_static_argv(bwrap, new_session=True), "--", "/bin/true"]
@@ -204,7 +203,7 @@ def _static_argv(bwrap: str, *, new_session: bool) -> tuple[str, ...]:
 
 def _limits(root: bool) -> list[str]:
     limits = settings.SANDBOX_LIMITS
-    argv = ["prlimit"]
+    argv = [sandbox_host.tool("prlimit")]
     if limits["cpu_seconds"]:
         argv.append(f"--cpu={limits['cpu_seconds']}")
     if limits["memory_mb"]:
@@ -301,7 +300,9 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
     real_cwd = os.path.realpath(cwd)
     hidden = _hidden()
     roots = _mountable(roots, real_cwd, hidden)
-    sandbox_host.prepare_identity(identity, net, ETC_FILES)
+    # resolv.conf names the configured network's DNS: a sandbox without a network ignores it, and one /etc
+    # per user serves both kinds of launch.
+    etc = sandbox_host.prepare_identity(identity, network(), ETC_FILES)
     own = sandbox_host.server_dirs(user)
     sandbox_host.grant_roots(identity, [*roots, *own])
     writable = [*own, *map(os.path.realpath, writable)]
@@ -310,12 +311,13 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
 
     prefix: list[str] = []
     if net == "outbound":
-        prefix = ["nsenter", f"--net={sandbox_host.outbound_namespace(int(user.pk))}", "--"]
+        prefix = [sandbox_host.tool("nsenter"), f"--net={sandbox_host.outbound_namespace(int(user.pk))}", "--"]
     # As root a terminal is re-acquired inside (setsid --ctty steals it from the outer session: that needs
     # CAP_SYS_ADMIN, kept only until setpriv drops every capability); unprivileged bwrap cannot, so there the
     # sandbox stays in the terminal's session instead.
     steal_terminal = terminal and root
-    wrapped = [*prefix, *_static_argv(shutil.which(settings.SANDBOX_BWRAP), new_session=steal_terminal or not terminal)]
+    bwrap = sandbox_host.which(settings.SANDBOX_BWRAP)
+    wrapped = [*prefix, *_static_argv(bwrap, new_session=steal_terminal or not terminal)]
     if steal_terminal:
         wrapped += ["--cap-add", "CAP_SYS_ADMIN"]
     if net == "none":
@@ -341,13 +343,15 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
         mount("--bind", extra)
     for extra in [*settings.SANDBOX_EXPOSE, *expose]:
         _expose(extra, mount, wrapped, created)
-    wrapped.extend(["--ro-bind", identity.etc, "/etc"])
+    wrapped.extend(["--ro-bind", etc, "/etc"])
+    # Two helper execs (~1.3 ms each): no packaged program sets the limits and the identity with every capability
+    # set emptied (chpst has no address-space-only limit; it, unshare -S and nsenter -S keep bwrap's bounding set).
     wrapped.extend(["--chdir", real_cwd, "--", *_limits(root)])
     if steal_terminal:
-        wrapped += ["setsid", "--ctty", "--wait"]
+        wrapped += [sandbox_host.tool("setsid"), "--ctty", "--wait"]
     if root:
-        wrapped += ["setpriv", f"--reuid={identity.uid}", f"--regid={identity.gid}", "--clear-groups",
-                    "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]
+        wrapped += [sandbox_host.tool("setpriv"), f"--reuid={identity.uid}", f"--regid={identity.gid}",
+                    "--clear-groups", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]
     wrapped += list(argv)
 
     environment = safe_environment(home=identity.home, USER=identity.name, LOGNAME=identity.name, TMPDIR="/tmp")

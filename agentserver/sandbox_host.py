@@ -4,6 +4,8 @@ namespaces of the `outbound` mode. agentserver/sandbox.py builds the command lin
 from __future__ import annotations
 
 import errno
+import functools
+import hashlib
 import logging
 import os
 import shutil
@@ -27,20 +29,27 @@ def is_root() -> bool:
     return os.geteuid() == 0
 
 
+@functools.lru_cache(maxsize=16)
+def which(program: str) -> str | None:
+    """A program's path, looked up once per process (every launch needs several; PATH walks add up)."""
+    return shutil.which(program)
+
+
+def tool(program: str) -> str:
+    """The absolute path, so neither bwrap nor a helper before the user's program searches PATH for it."""
+    return which(program) or program
+
+
 @dataclass(frozen=True)
 class Identity:
     uid: int
     gid: int
     name: str
-    state: str  # <data dir>/users/<id>: HOME, generated /etc files, per-user server state (snapshots)
+    state: str  # <data dir>/users/<id>: HOME, the sandbox's /etc, per-user server state (snapshots)
 
     @property
     def home(self) -> str:
         return os.path.join(self.state, "home")
-
-    @property
-    def etc(self) -> str:
-        return os.path.join(self.state, "etc")
 
 
 def user_state_dir(user_id: int) -> str:
@@ -71,60 +80,123 @@ def server_dirs(user) -> list[str]:
     return found
 
 
-_prepared: set[tuple] = set()
-_prepared_lock = threading.Lock()
+_etc_dirs: dict[tuple, str] = {}
+_etc_lock = threading.Lock()
+STALE_SECONDS = 86400
+# The sandbox's own name service: its passwd and group are the generated files, and nothing behind the host's
+# other sources (systemd-userdb, sss, LDAP) is reachable from inside. `files` alone also spares every program
+# that looks a user up (setpriv, bash, git) loading libnss_systemd for a miss.
+NSSWITCH = ("passwd: files\ngroup: files\nshadow: files\ngshadow: files\nhosts: files dns\nnetworks: files\n"
+            "protocols: files\nservices: files\nethers: files\nrpc: files\nnetgroup: files\n")
 
 
-def prepare_identity(identity: Identity, network: str, etc_entries: tuple[str, ...]) -> None:
-    """Create the user's state directory, HOME (owned by their uid) and the /etc the sandbox shows them: a copy
-    of the system's `etc_entries` (one mount instead of dozens: mounts are most of a sandbox's start-up time)
-    plus passwd/group naming them and resolv.conf for the chosen network; once per process."""
-    key = (identity, network)
-    if key in _prepared:
-        return
-    with _prepared_lock:
-        os.makedirs(identity.state, mode=0o711, exist_ok=True)
-        os.makedirs(identity.home, mode=0o700, exist_ok=True)
-        fresh = f"{identity.etc}.{os.getpid()}"
-        shutil.rmtree(fresh, ignore_errors=True)
-        os.makedirs(fresh, mode=0o755)
-        for name in etc_entries:
-            source, target = os.path.join("/etc", name), os.path.join(fresh, name)
-            os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
-            try:
-                if os.path.isdir(source) and not os.path.islink(source):
-                    shutil.copytree(source, target, symlinks=True)
-                else:
-                    shutil.copy2(source, target, follow_symlinks=False)
-            except OSError:
-                continue  # unreadable or vanished: the sandbox simply lacks it
-        if is_root():
-            os.chown(identity.home, identity.uid, identity.gid)
-        shell = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
-        files = {
-            "passwd": (f"root:x:0:0:root:/nonexistent:/usr/sbin/nologin\n"
-                       f"{identity.name}:x:{identity.uid}:{identity.gid}::{identity.home}:{shell}\n"
-                       f"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"),
-            "group": f"root:x:0:\n{identity.name}:x:{identity.gid}:\nnogroup:x:65534:\n",
-            "resolv.conf": _resolv_conf(network),
-            "hosts": "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n",
-        }
-        # git refuses a repository owned by another uid ("dubious ownership"); the user's roots are theirs by
-        # ACL, not by owner, and only their roots are mounted: the sandbox's system config trusts them.
-        with open(os.path.join(fresh, "gitconfig"), "a") as handle:
-            handle.write("\n[safe]\n\tdirectory = *\n")
-        for name, text in files.items():
-            path = os.path.join(fresh, name)
-            with open(path, "w") as handle:
-                handle.write(text)
-            os.chmod(path, 0o644)
-        # Swap the directory in whole, so a sandbox starting meanwhile sees the old or the new one.
-        old = f"{identity.etc}.old.{os.getpid()}"
-        if os.path.isdir(identity.etc):
-            os.rename(identity.etc, old)
-        os.rename(fresh, identity.etc)
-        shutil.rmtree(old, ignore_errors=True)
-        _prepared.add(key)
+def prepare_identity(identity: Identity, network: str, etc_entries: tuple[str, ...]) -> str:
+    """Create the user's state directory and HOME (owned by their uid), and return the directory the sandbox
+    shows as /etc: a copy of the system's `etc_entries` (one mount instead of dozens: mounts are most of a
+    sandbox's start-up time) plus passwd/group naming them, nsswitch.conf, hosts and resolv.conf for `network`.
+    The directory is named by a digest of its content, so a server process (or a restarted one) whose /etc is
+    already on disk finds it instead of copying it again; a stat per launch notices one removed meanwhile."""
+    key = (identity, network, etc_entries)
+    found = _etc_dirs.get(key)
+    if found is not None and os.path.isdir(found):
+        return found
+    with _etc_lock:  # one copy at a time: two threads starting a user's first sandboxes would both copy
+        found = _etc_dirs.get(key)
+        if found is None or not os.path.isdir(found):
+            os.makedirs(identity.state, mode=0o711, exist_ok=True)
+            os.makedirs(identity.home, mode=0o700, exist_ok=True)
+            if is_root():
+                os.chown(identity.home, identity.uid, identity.gid)
+            found = _etc_dirs[key] = _etc_directory(identity, network, etc_entries)
+        return found
+
+
+def _etc_directory(identity: Identity, network: str, etc_entries: tuple[str, ...]) -> str:
+    generated = _generated_etc(identity, network)
+    digest = hashlib.sha256(repr((_system_stamp(etc_entries), sorted(generated.items()))).encode())
+    target = os.path.join(identity.state, f"etc.{digest.hexdigest()[:16]}")
+    if os.path.isdir(target):
+        return target
+    fresh = f"{target}.tmp{os.getpid()}"
+    shutil.rmtree(fresh, ignore_errors=True)
+    os.makedirs(fresh, mode=0o755)
+    for name in etc_entries:
+        source, destination = os.path.join("/etc", name), os.path.join(fresh, name)
+        os.makedirs(os.path.dirname(destination), mode=0o755, exist_ok=True)
+        try:
+            if os.path.isdir(source) and not os.path.islink(source):
+                shutil.copytree(source, destination, symlinks=True)
+            else:
+                shutil.copy2(source, destination, follow_symlinks=False)
+        except OSError:
+            continue  # unreadable or vanished: the sandbox simply lacks it
+    # git refuses a repository owned by another uid ("dubious ownership"); the user's roots are theirs by ACL,
+    # not by owner, and only their roots are mounted: the sandbox's system config trusts them.
+    with open(os.path.join(fresh, "gitconfig"), "a") as handle:
+        handle.write("\n[safe]\n\tdirectory = *\n")
+    for name, text in generated.items():
+        path = os.path.join(fresh, name)
+        with open(path, "w") as handle:
+            handle.write(text)
+        os.chmod(path, 0o644)
+    try:
+        os.rename(fresh, target)  # whole, so no sandbox ever mounts a half-written /etc
+    except OSError:
+        shutil.rmtree(fresh, ignore_errors=True)  # another server process made the same one first
+    _remove_stale_etc(identity.state, keep=target)
+    return target
+
+
+def _generated_etc(identity: Identity, network: str) -> dict[str, str]:
+    shell = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
+    return {
+        "passwd": (f"root:x:0:0:root:/nonexistent:/usr/sbin/nologin\n"
+                   f"{identity.name}:x:{identity.uid}:{identity.gid}::{identity.home}:{shell}\n"
+                   f"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"),
+        "group": f"root:x:0:\n{identity.name}:x:{identity.gid}:\nnogroup:x:65534:\n",
+        "nsswitch.conf": NSSWITCH,
+        "resolv.conf": _resolv_conf(network),
+        "hosts": "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n",
+    }
+
+
+@functools.lru_cache(maxsize=4)
+def _system_stamp(etc_entries: tuple[str, ...]) -> str:
+    """What the copied part of /etc is made of (every path's size, mtime and inode), once per process: a
+    package upgrade or an edit gives a new per-user copy at the next server start."""
+    digest = hashlib.sha256()
+    for name in etc_entries:
+        for directory, names in _walk(os.path.join("/etc", name)):
+            for path in [directory, *(os.path.join(directory, entry) for entry in names)]:
+                try:
+                    st = os.lstat(path)
+                except OSError:
+                    continue
+                digest.update(f"{path}\0{st.st_mode}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\n".encode())
+    return digest.hexdigest()
+
+
+def _walk(path: str):
+    if os.path.isdir(path) and not os.path.islink(path):
+        for directory, dirs, files in os.walk(path):
+            yield directory, sorted(dirs + files)
+    else:
+        yield path, []
+
+
+def _remove_stale_etc(state: str, *, keep: str) -> None:
+    """Earlier copies (an older system /etc, the pre-digest `etc`, a crashed copy's leftovers). Only old
+    ones: another server process that started before an upgrade may still be mounting its own."""
+    now = time.time()
+    for entry in os.listdir(state):
+        path = os.path.join(state, entry)
+        if entry != "etc" and not entry.startswith("etc.") or path == keep:
+            continue
+        try:
+            if entry == "etc" or now - os.lstat(path).st_mtime > STALE_SECONDS:
+                shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            pass
 
 
 def _resolv_conf(network: str) -> str:
@@ -299,7 +371,7 @@ def _start_network() -> Network:
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         _await_own_namespace(holder)
         slirp = subprocess.Popen(
-            [shutil.which("slirp4netns") or "slirp4netns", "--configure", "--disable-host-loopback", "--mtu",
+            [tool("slirp4netns"), "--configure", "--disable-host-loopback", "--mtu",
              "65520", "--ready-fd", str(ready_write), "--exit-fd", str(life_read), str(holder.pid), "tap0"],
             pass_fds=(ready_write, life_read), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True)

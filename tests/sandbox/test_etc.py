@@ -1,0 +1,77 @@
+"""The /etc a sandbox shows: made once per user and system /etc (concurrent first launches share one copy, a
+restarted server finds it on disk), its own name service and one resolv.conf whatever the launch's network."""
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from django.conf import settings
+
+from agentserver import sandbox, sandbox_host
+
+
+def _user(django_user_model, tmp_path, name):
+    user = django_user_model.objects.create_user(username=name, password="x")
+    root = tmp_path / name
+    root.mkdir()
+    return user, str(root)
+
+
+def _etc_copies(user) -> set[str]:
+    """(Test users' ids repeat across tests, so a state directory may hold an earlier user's copy too.)"""
+    state = sandbox_host.user_state_dir(user.pk)
+    return {entry for entry in os.listdir(state) if entry.startswith("etc")} if os.path.isdir(state) else set()
+
+
+def test_concurrent_first_launches_share_one_copy_of_etc(db, tmp_path, django_user_model):
+    user, root = _user(django_user_model, tmp_path, "etc-race")
+    earlier = _etc_copies(user)
+    results = []
+
+    def launch():
+        results.append(sandbox.run(user, ["/bin/cat", "/etc/passwd"], cwd=root, roots=[root], offline=True))
+
+    threads = [threading.Thread(target=launch) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [result.returncode for result in results] == [0] * 4, [result.stderr for result in results]
+    assert all(b"etc-race" in result.stdout for result in results)
+    made = _etc_copies(user) - earlier
+    assert len(made) == 1 and not any(".tmp" in name for name in made), made  # one copy, no half-written one
+
+
+def test_a_restarted_server_finds_the_users_etc_on_disk(db, tmp_path, django_user_model):
+    user, root = _user(django_user_model, tmp_path, "etc-restart")
+    sandbox.run(user, ["/bin/true"], cwd=root, roots=[root])
+    identity = sandbox_host.identity_of(user)
+    etc = Path(sandbox_host.prepare_identity(identity, sandbox.network(), sandbox.ETC_FILES))
+    before, copies = (etc / "passwd").stat().st_ino, _etc_copies(user)
+    code = ("import django; django.setup(); from agentserver import sandbox, sandbox_host; "
+            f"print(sandbox_host.prepare_identity(sandbox_host.Identity(uid={identity.uid}, gid={identity.gid}, "
+            f"name={identity.name!r}, state={identity.state!r}), sandbox.network(), sandbox.ETC_FILES))")
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings", "AGENTSERVER_DATA_DIR": str(settings.DATA_DIR)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60, check=False,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[-1] == str(etc)  # the same directory, not copied again
+    assert (etc / "passwd").stat().st_ino == before and _etc_copies(user) == copies
+
+
+def test_users_are_looked_up_in_the_sandboxs_own_files(db, tmp_path, django_user_model):
+    user, root = _user(django_user_model, tmp_path, "etc-names")
+    result = sandbox.run(user, ["/bin/sh", "-c", "grep -E '^(passwd|group):' /etc/nsswitch.conf; id -un"],
+                         cwd=root, roots=[root], offline=True)
+    assert result.stdout.decode().split() == ["passwd:", "files", "group:", "files", "etc-names"], result.stderr
+
+
+def test_an_offline_launch_leaves_the_networks_resolv_conf_in_place(db, tmp_path, django_user_model):
+    user, root = _user(django_user_model, tmp_path, "etc-dns")
+    show = ["/bin/cat", "/etc/resolv.conf"]
+    offline = sandbox.run(user, show, cwd=root, roots=[root], offline=True).stdout
+    networked = sandbox.run(user, show, cwd=root, roots=[root]).stdout
+    assert offline == networked
+    if sandbox.network() == "outbound":
+        assert networked.decode().strip() == f"nameserver {sandbox_host.SLIRP_DNS}"
