@@ -138,15 +138,26 @@ def read_config_file(path: str) -> dict:
 def user_layer(user) -> dict:
     from projects_app.models import UserConfig
 
-    data = UserConfig.objects.filter(user=user).values_list("data", flat=True).first()
-    return reveal_secrets(data) if isinstance(data, dict) else {}
+    return _stored_layer(f"SELECT CAST(data AS TEXT) FROM {UserConfig._meta.db_table} WHERE user_id = %s",
+                         [user.pk])
 
 
 def project_layer(context) -> dict:
     from projects_app.models import Project
 
-    data = (Project.objects.filter(owner=context.user, project_id=context.project_id)
-            .values_list("config", flat=True).first())
+    return _stored_layer(f"SELECT CAST(config AS TEXT) FROM {Project._meta.db_table} "
+                         "WHERE owner_id = %s AND project_id = %s", [context.user.pk, context.project_id])
+
+
+def _stored_layer(sql: str, params: list) -> dict:
+    """A config layer kept in the database. Written in SQL: every effective config (each session.create,
+    each prompt) reads both layers, and the ORM compiled the two lookups anew each time."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    data = json.loads(row[0]) if row and row[0] else None
     return reveal_secrets(data) if isinstance(data, dict) else {}
 
 

@@ -7,8 +7,6 @@ import json
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import TextField
-from django.db.models.functions import Cast
 
 from agentserver.errors import BadRequest, NotFound
 from sessions_app.models import Message, Part, Session, SessionLease, Share, Todo
@@ -19,13 +17,11 @@ MESSAGES_MAX_LIMIT = 10_000
 
 
 def session_get(*, user, session_id: str) -> Session:
-    session = (
-        Session.objects.select_related("share").filter(owner=user, id=session_id).first()
-        if isinstance(session_id, str) else None
-    )
-    if session is None:
+    found = _sessions_with_shares("s.owner_id = %s AND s.id = %s", [user.pk, session_id], "", []) \
+        if isinstance(session_id, str) else []
+    if not found:
         raise NotFound(f"Session not found: {session_id}")
-    return session
+    return found[0]
 
 
 def session_list(*, user, project_id: str | None = None, path: str | None = None, roots: bool = False,
@@ -34,6 +30,11 @@ def session_list(*, user, project_id: str | None = None, path: str | None = None
                  order: str = "desc", cursor: tuple[int, str] | None = None) -> list[Session]:
     """Most recently updated first (or oldest first with order="asc"); `cursor` = (time_updated, id) of the
     last item of the previous page, so pages never repeat or skip."""
+    limit = LIST_DEFAULT_LIMIT if limit is None else max(1, min(limit, LIST_MAX_LIMIT))
+    if not (path and path.strip("/")) and not search and cursor is None:
+        return _session_list_plain(
+            user_id=user.pk, project_id=project_id, directory=directory, workspace_id=workspace_id, roots=roots,
+            start=start, archived=archived, order=order, limit=limit)
     qs = Session.objects.filter(owner=user)
     if project_id is not None:
         qs = qs.filter(project_id=project_id)
@@ -64,8 +65,52 @@ def session_list(*, user, project_id: str | None = None, path: str | None = None
         else:
             qs = qs.filter(Q(time_updated__lt=updated) | Q(time_updated=updated, id__lt=last_id))
     ordering = ("time_updated", "id") if order == "asc" else ("-time_updated", "-id")
-    limit = LIST_DEFAULT_LIMIT if limit is None else max(1, min(limit, LIST_MAX_LIMIT))
     return _with_shares(list(qs.order_by(*ordering)[:limit]))
+
+
+def _session_list_plain(*, user_id: int, project_id, directory, workspace_id, roots: bool, start, archived,
+                        order: str, limit: int) -> list[Session]:
+    """The listing every client polls, written in SQL with its shares joined: the ORM compiled this query
+    anew on every request, which cost more than running it (and a join doubled that). Only equality, NULL
+    and range tests, which read the same on every backend; the rarer filters (path prefix, title search,
+    cursor) go through the ORM above."""
+    where, params = ["s.owner_id = %s"], [user_id]
+    for column, value in (("project_id", project_id), ("directory", directory), ("workspace_id", workspace_id)):
+        if value is not None:
+            where.append(f"s.{column} = %s")
+            params.append(value)
+    if roots:
+        where.append("s.parent_id IS NULL")
+    if start is not None:
+        where.append("s.time_updated >= %s")
+        params.append(start)
+    if archived is False:
+        where.append("s.time_archived IS NULL")
+    direction = "ASC" if order == "asc" else "DESC"
+    return _sessions_with_shares(" AND ".join(where), params,
+                                 f"ORDER BY s.time_updated {direction}, s.id {direction} LIMIT %s", [limit])
+
+
+def _sessions_with_shares(where: str, params: list, tail: str, tail_params: list) -> list[Session]:
+    """Sessions (alias s) matching `where`, each with its share (or none) cached as select_related would."""
+    sql = (f"SELECT {_SESSION_COLUMNS}, {_SHARE_COLUMNS} FROM {Session._meta.db_table} s "
+           f"LEFT JOIN {Share._meta.db_table} sh ON sh.session_id = s.id WHERE {where} {tail}")
+    sessions = list(Session.objects.raw(sql, [*params, *tail_params]))
+    cache = Session.share.related.set_cached_value
+    for session in sessions:
+        row = session.__dict__
+        share = None
+        if row["share__id"] is not None:
+            share = Share.from_db(connection.alias, _SHARE_NAMES,
+                                  [row["share__id"], session.id, *(row[f"share__{n}"] for n in _SHARE_NAMES[2:])])
+        cache(session, share)
+    return sessions
+
+
+_SESSION_COLUMNS = ", ".join(f"s.{field.column}" for field in Session._meta.concrete_fields)
+_SHARE_NAMES = [field.attname for field in Share._meta.concrete_fields]  # id, session_id, slug, ...
+_SHARE_COLUMNS = ", ".join(f"sh.{field.column} AS share__{field.attname}" for field in Share._meta.concrete_fields
+                           if field.attname != "session_id")
 
 
 def _with_shares(sessions: list[Session]) -> list[Session]:
@@ -193,17 +238,39 @@ def session_messages_stored(*, session: Session, limit: int | None = None, befor
     the message the next page continues from."""
     from sessions_app.wire import message_wire_stored
 
-    text = TextField()
-    qs = Message.objects.filter(session=session).values_list("id", "time_created", Cast("info", text))
-    rows, last = _window(qs, limit=limit, before=before, after=after, order=order, tail=tail)
+    # In SQL: these two queries are every message list's, and the ORM compiled them anew on each call.
+    where, params = ["session_id = %s"], [session.id]
+    if before:
+        where.append("id < %s")
+        params.append(before)
+    if after:
+        where.append("id > %s")
+        params.append(after)
+    backwards = order == "desc" or tail
+    bounded = limit is not None
+    limit = max(1, min(limit, MESSAGES_MAX_LIMIT)) if bounded else None
+    direction = "DESC" if (backwards if bounded else order == "desc") else "ASC"
+    sql = (f"SELECT id, time_created, CAST(info AS TEXT) FROM {Message._meta.db_table} "
+           f"WHERE {' AND '.join(where)} ORDER BY id {direction}" + (" LIMIT %s" if bounded else ""))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, limit + 1] if bounded else params)
+        rows = cursor.fetchall()
+    last = None
+    if bounded:
+        more = len(rows) > limit
+        rows = rows[:limit]
+        last = rows[-1] if more and rows else None
+        if order == "asc" and backwards:
+            rows.reverse()
     parts: dict[str, list[str]] = {message_id: [] for message_id, _, _ in rows}
     if rows:
         # A page is a contiguous run of the session's ids: a range, not an IN list of every id.
-        low, high = min(parts), max(parts)
-        stored = (Part.objects.filter(session=session, message_id__gte=low, message_id__lte=high)
-                  .order_by("message_id", "id").values_list("message_id", Cast("data", text)))
-        for message_id, data in stored:
-            parts[message_id].append(data)
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT message_id, CAST(data AS TEXT) FROM {Part._meta.db_table} WHERE session_id = %s "
+                           "AND message_id >= %s AND message_id <= %s ORDER BY message_id, id",
+                           [session.id, min(parts), max(parts)])
+            for message_id, data in cursor.fetchall():
+                parts[message_id].append(data)
     return StoredMessagePage(
         [message_wire_stored(info, parts[message_id]) for message_id, _, info in rows],
         _cursor(last[0], last[1]) if last is not None else None,

@@ -89,3 +89,19 @@ def test_config_share_auto_shares_new_root_sessions(alice, anon):
     assert anon.get(session["share"]["url"]).status_code == 200
     child = create_session(alice, parentID=session["id"])
     assert "share" not in child
+
+
+def test_listings_show_shares_on_every_path(alice, bob):
+    """The plain listing (SQL with the shares joined) and the filtered one (ORM) agree."""
+    shared = create_session(alice, title="listed share")
+    plain = create_session(alice, title="listed plain")
+    url = alice.post(f"/session/{shared['id']}/share").json()["share"]["url"]
+    where = {"directory": str(alice.repo)}
+    listings = [alice.get("/session", params=where).json(),
+                alice.get("/session", params={**where, "roots": "true"}).json(),
+                alice.get("/session", params={**where, "search": "listed"}).json()]
+    for listing in listings:
+        by_id = {item["id"]: item for item in listing}
+        assert by_id[shared["id"]]["share"] == {"url": url}
+        assert "share" not in by_id[plain["id"]]
+    assert bob.get("/session", params=where).status_code == 403
