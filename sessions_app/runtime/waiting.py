@@ -58,8 +58,7 @@ def wait_for_answer(session_id: str, user_message_id: str, *, limit: float | Non
             if follow is not None:
                 user_message_id, idle_since, kicked = follow, None, False
                 continue
-            if message.info.get("error") == parts.ABORTED:
-                _settle_after_abort(session_id)
+            _settle(session_id, 5.0 if message.info.get("error") == parts.ABORTED else 1.0)
             return message, list(Part.objects.filter(message=message).order_by("id"))
         now = time.monotonic()
         if now > deadline:
@@ -79,12 +78,16 @@ def wait_for_answer(session_id: str, user_message_id: str, *, limit: float | Non
         supervisor.wait_for_change(POLL_SECONDS)
 
 
-def _settle_after_abort(session_id: str, limit: float = 5.0) -> None:
-    """The reference sets the status idle before the aborted message's last update, so a client answered
-    with it already sees idle: give the runner (its abort clean-up) a moment to let go of the session.
-    Bounded, since a prompt sent after the abort keeps it busy."""
+def _settle(session_id: str, limit: float) -> None:
+    """The reference answers a prompt once its loop has ended and the session is idle, so a client's next
+    call (a revert, an edit: 409 on a busy session) never races the turn's last writes: give the runner a
+    moment to let go of the session after the answer (longer after an abort, whose clean-up takes longer).
+    Bounded, and not at all when another prompt is queued: that one keeps it busy."""
+    from sessions_app.runtime.message_queue import next_pending
+
     deadline = time.monotonic() + limit
-    while leases.is_live(session_id) and time.monotonic() < deadline:
+    while (leases.is_live(session_id) and time.monotonic() < deadline
+           and next_pending(session_id) is None):
         supervisor.wait_for_change(0.05)
 
 
