@@ -9,11 +9,11 @@ from django.conf import settings  # noqa: E402  (after Django setup)
 
 from agentserver.http_handler import PooledASGIHandler  # noqa: E402
 
-django_asgi_app = PooledASGIHandler(threads=settings.HTTP_THREADS)
+django_asgi_app = PooledASGIHandler(threads=settings.HTTP_THREADS, running=settings.HTTP_RUNNING)
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (after Django setup)
 
-from agentserver import sandbox  # noqa: E402
+from agentserver import sandbox, shutdown  # noqa: E402
 
 sandbox.check_at_startup()
 
@@ -24,6 +24,7 @@ from pty_app.tickets import websocket_ticket_user  # noqa: E402
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
+        "lifespan": shutdown.lifespan,
         "websocket": WebSocketOriginValidator(WebSocketAuthMiddleware(URLRouter(websocket_urlpatterns),
                                                                       ticket_user=websocket_ticket_user)),
     }

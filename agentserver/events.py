@@ -9,7 +9,6 @@ dispatched straight from the loop when nothing published earlier is still on its
 from __future__ import annotations
 
 import asyncio
-import atexit
 import json
 import logging
 import queue
@@ -18,7 +17,7 @@ import threading
 from django.conf import settings
 from django.db import connection, transaction
 
-from agentserver import bus
+from agentserver import bus, shutdown
 from agentserver.bus import Event
 
 log = logging.getLogger(__name__)
@@ -65,7 +64,7 @@ class _Outbox:
                 if self._thread is None:
                     self._thread = threading.Thread(target=self._run, name="event-outbox", daemon=True)
                     self._thread.start()
-                    atexit.register(self.flush, 5.0)
+                    shutdown.on_exit(lambda: self.flush(5.0))
         self._queue.put(item)
 
     def _run(self) -> None:

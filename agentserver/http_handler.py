@@ -6,6 +6,13 @@ thread also means a new database connection, since Django's connections are per 
 the synchronous middleware chain and the view run in one call on a long-lived pool thread, which keeps its
 connection between requests (CONN_MAX_AGE), and requests still run side by side (one thread each).
 
+Admission: at most `running` requests do Python work at once; the others wait on the event loop for a
+slot. One process runs Python one thread at a time (the GIL), so more threads only add switching: at 32
+concurrent clients on 32 threads a GET /session cost three times the CPU it costs alone, most of it the
+event loop thread waiting to get the GIL back from the request threads. A request that holds its slot for
+longer than SLOW_AFTER seconds (a sync `session.prompt` waiting for its answer, an MCP call, a large search)
+gives the slot up and goes on running on its thread, so slow requests never starve quick ones.
+
 Async views (the event streams) work as under the stock handler with a synchronous middleware: the chain
 calls them through async_to_sync, so they run on the event loop and return their streaming response, which
 is then sent from the loop, cancelled when the client disconnects. When every pool thread is busy (say, many
@@ -14,9 +21,11 @@ behind them."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import os
 from concurrent.futures import ThreadPoolExecutor
 
-from asgiref.sync import sync_to_async
+from asgiref.sync import SyncToAsync
 from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
@@ -32,16 +41,36 @@ def request_started_receivers() -> tuple[list, list]:
     return signals.request_started._live_receivers(ASGIHandler)
 
 
+SLOW_AFTER = 0.05
+
+
+def _on_thread(loop, function, args):
+    local = SyncToAsync.threadlocal
+    local.main_event_loop = loop
+    local.main_event_loop_pid = os.getpid()
+    local.task_context = []
+    return function(*args)
+
+
 class PooledASGIHandler(ASGIHandler):
-    def __init__(self, threads: int):
+    def __init__(self, threads: int, running: int):
         super().__init__()
+        self._slots = asyncio.Semaphore(max(1, running))
         self._sync_handler = BaseHandler()
         self._sync_handler.load_middleware(is_async=False)
         self._threads = threads
         self._busy = 0
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="http")
-        self._serve_in_pool = sync_to_async(self._serve, thread_sensitive=False, executor=self._pool)
-        self._close_in_pool = sync_to_async(self._close, thread_sensitive=False, executor=self._pool)
+
+    async def _in_pool(self, function, *args):
+        """Run `function(*args)` on a pool thread in a copy of the caller's context. This is asgiref's
+        sync_to_async without its per-call work (copying every context variable back and forth, a shield,
+        its own wrappers), which cost as much as the handoff itself: the thread is only told which loop is
+        the server's, so that async_to_sync inside (an async view behind the synchronous middleware) runs
+        the coroutine there, as under sync_to_async."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, contextvars.copy_context().run, _on_thread, loop,
+                                          function, args)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http" or self._busy >= self._threads:
@@ -55,14 +84,25 @@ class PooledASGIHandler(ASGIHandler):
         for receiver in async_receivers:
             await receiver(signal=signals.request_started, sender=ASGIHandler, scope=scope)
         self._busy += 1
+        await self._slots.acquire()
+        held = [True]
+
+        def give_back() -> None:
+            if held[0]:
+                held[0] = False
+                self._slots.release()
+
+        slow = asyncio.get_running_loop().call_later(SLOW_AFTER, give_back)
         try:
-            response = await self._serve_in_pool(scope, body_file, sync_receivers)
+            response = await self._in_pool(self._serve, scope, body_file, sync_receivers)
         finally:
+            slow.cancel()
+            give_back()
             self._busy -= 1
         try:
             if response.streaming:
                 await self._send_streaming(response, receive, send)
-                await self._close_in_pool(response)
+                await self._in_pool(self._close, response)
             else:
                 await self.send_response(response, send)
         finally:

@@ -1,6 +1,6 @@
 """The one bridge between sync code (DRF views, services, ORM threads) and the server's event loop.
 
-daphne runs one asyncio loop per worker; long-lived work (agent runners, terminals, MCP connections) lives
+The server runs one asyncio loop per worker; long-lived work (agent runners, terminals, MCP connections) lives
 on it. A view thread reaches it with `call(...)`; coroutine code reaches the ORM with `db(...)`.
 
 `call` runs the coroutine in an empty contextvars context: the caller's (a view thread's) would carry

@@ -20,7 +20,7 @@ class BodySizeLimitMiddleware:
             if declared > limit:
                 return error_response(PayloadTooLarge(f"Request body exceeds {limit} bytes"))
             if not declared:
-                # A chunked body announces no length (daphne drops Transfer-Encoding): measure it.
+                # A chunked body announces no length (the server may drop Transfer-Encoding): measure it.
                 try:
                     size = len(request.body)
                 except RequestDataTooBig:

@@ -98,6 +98,10 @@ DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
 # to a thread of their own. Each pool thread keeps its database connection (SQLite) or borrows one from the
 # psycopg pool per request (PostgreSQL).
 HTTP_THREADS = int(os.environ.get("AGENTSERVER_HTTP_THREADS", "32"))
+# ...of which this many do Python work at once; the others wait for a slot (see http_handler.py).
+# SQLite answers from local memory, so one at a time is fastest; PostgreSQL round trips leave the GIL free.
+HTTP_RUNNING = int(os.environ.get("AGENTSERVER_HTTP_RUNNING", "")
+                   or (1 if DATABASE_URL.startswith("sqlite") else 2))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Opening a SQLite connection (and its PRAGMAs) cost more than the queries of a typical request.
     DATABASES["default"]["CONN_MAX_AGE"] = None

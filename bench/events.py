@@ -123,7 +123,7 @@ def main() -> None:
     parser.add_argument("--url", required=True)
     parser.add_argument("--user", required=True, help="username the events are published for")
     parser.add_argument("--token", required=True, help="an API token of that user")
-    parser.add_argument("--server-pid", type=int, default=None, help="daphne pid, for its CPU time")
+    parser.add_argument("--server-pid", type=int, default=None, help="server pid, for its CPU time")
     parser.add_argument("--subscribers", type=int, nargs="+", default=[100])
     parser.add_argument("--rate", type=float, nargs="+", default=[1000])
     parser.add_argument("--seconds", type=float, default=5)

@@ -2,10 +2,10 @@
 # Performance runs, each on throw-away data, users and repositories:
 #
 #   throughput  bench/throughput.py on the embedded default (the README's serve command: SQLite, in-memory
-#               layer, one daphne process) and, when the test set-up's opencode binary is in .tools, on
+#               layer, one server process) and, when the test set-up's opencode binary is in .tools, on
 #               `opencode serve` in the same run, alternating ROUNDS times; prints the ratio table (medians).
 #               Needs wrk (apt-get install wrk).
-#   scaled      GET /session at 32 keep-alive clients on PostgreSQL + Redis: one daphne worker against two
+#   scaled      GET /session at 32 keep-alive clients on PostgreSQL + Redis: one worker against two
 #               (the clients divided among the workers, as a balancer would), alternating ROUNDS times.
 #   streams     bench/events.py and bench/stream.py on PostgreSQL + Redis (event fan-out, token streaming).
 #
@@ -60,10 +60,10 @@ bench_user() {
   $PY manage.py createtoken bench | awk '{print $NF}'
 }
 
-daphne_on() {  # port [VAR=value...] → one worker started as scripts/serve.sh does; its pid in $!
+worker_on() {  # port [VAR=value...] → one worker started as scripts/serve.sh does; its pid in $!
   local port=$1; shift
-  (if [ $# -gt 0 ]; then export "$@"; fi; exec .venv/bin/daphne -b 127.0.0.1 -p "$port" --websocket_timeout -1 -v 0 \
-      agentserver.asgi:application >>"$WORK/daphne-$port.log" 2>&1) &
+  (if [ $# -gt 0 ]; then export "$@"; fi; exec .venv/bin/python -m agentserver.serve --host 127.0.0.1 --port "$port" \
+      >>"$WORK/server-$port.log" 2>&1) &
 }
 
 throughput() {
@@ -73,7 +73,7 @@ throughput() {
   ours_port=$(free_port)
   local embedded=(DATABASE_URL= REDIS_URL= AGENTSERVER_DATA_DIR="$WORK/ours/data")
   token=$(export "${embedded[@]}"; bench_user "$WORK/ours/repo" "$WORK/ours/repo2")
-  daphne_on "$ours_port" "${embedded[@]}"
+  worker_on "$ours_port" "${embedded[@]}"
   PIDS+=($!)
   wait_up "http://127.0.0.1:$ours_port"
   for candidate in .tools/node_modules/opencode-linux-x64/bin/opencode .tools/node_modules/opencode-linux-*/bin/opencode; do
@@ -120,8 +120,8 @@ scaled_setup() {
   psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE $DB"
   new_repo "$WORK/scaled/repo"; new_repo "$WORK/scaled/repo2"
   SCALED_TOKEN=$(bench_user "$WORK/scaled/repo" "$WORK/scaled/repo2")
-  SCALED_A=$(free_port); daphne_on "$SCALED_A"; SCALED_A_PID=$!; PIDS+=($!)
-  SCALED_B=$(free_port); daphne_on "$SCALED_B"; PIDS+=($!)
+  SCALED_A=$(free_port); worker_on "$SCALED_A"; SCALED_A_PID=$!; PIDS+=($!)
+  SCALED_B=$(free_port); worker_on "$SCALED_B"; PIDS+=($!)
   wait_up "http://127.0.0.1:$SCALED_A"; wait_up "http://127.0.0.1:$SCALED_B"
 }
 

@@ -1,6 +1,7 @@
 """Sandbox overhead: p50 of PTY spawn-to-first-output, session.shell round trip and vcs.status latency, with the
-bubblewrap sandbox and with AGENTSERVER_SANDBOX=off, each on a fresh daphne over SQLite in a throw-away data dir
-(its own user, root and repository), plus the launcher alone (`/bin/true` through sandbox.run).
+bubblewrap sandbox and with AGENTSERVER_SANDBOX=off, each on a fresh server over SQLite in a throw-away data dir
+(its own user, root and repository), plus the launcher alone (`/bin/true` through sandbox.run). The two modes'
+samples alternate, so a machine busy with something else slows both alike.
 
     .venv/bin/python bench/sandbox.py            # 30 samples per metric
     .venv/bin/python bench/sandbox.py --samples 100
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -65,10 +67,9 @@ def set_up(work: Path) -> tuple[str, Path]:
 def start(mode: str, work: Path) -> tuple[subprocess.Popen, str]:
     port = free_port()
     env = {**os.environ, "AGENTSERVER_SANDBOX": mode}
-    log = open(work / f"daphne-{mode}.log", "wb")
-    process = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                                "agentserver.asgi:application"], cwd=ROOT, env=env, stdout=log,
-                               stderr=subprocess.STDOUT)
+    log = open(work / f"server-{mode}.log", "wb")
+    process = subprocess.Popen([sys.executable, "-m", "agentserver.serve", "--host", "127.0.0.1", "--port",
+                                str(port)], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:
@@ -77,7 +78,7 @@ def start(mode: str, work: Path) -> tuple[subprocess.Popen, str]:
         except httpx.HTTPError:
             time.sleep(0.1)
     process.kill()
-    raise SystemExit(f"daphne ({mode}) did not start; see {work}/daphne-{mode}.log")
+    raise SystemExit(f"server ({mode}) did not start; see {work}/server-{mode}.log")
 
 
 async def pty_first_output(client: httpx.Client, url: str, token: str, repo: Path) -> float:
@@ -101,7 +102,8 @@ def timed(call) -> float:
     return time.perf_counter() - began
 
 
-def measure(url: str, token: str, repo: Path, samples: int) -> dict[str, float]:
+def probes(url: str, token: str, repo: Path) -> tuple[httpx.Client, dict[str, Callable[[], float]]]:
+    """One timed call per metric against the server at `url` (each warmed once)."""
     client = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=60)
     params = {"directory": str(repo)}
     session = client.post("/session", params=params, json={}).json()
@@ -116,16 +118,14 @@ def measure(url: str, token: str, repo: Path, samples: int) -> dict[str, float]:
 
     for warm in (shell, status):
         warm()
-    results = {
-        "PTY spawn → first output": [asyncio.run(pty_first_output(client, url, token, repo)) for _ in range(samples)],
-        "session.shell `echo hi`": [timed(shell) for _ in range(samples)],
-        "vcs.status (1 changed file)": [timed(status) for _ in range(samples)],
+    return client, {
+        "PTY spawn → first output": lambda: asyncio.run(pty_first_output(client, url, token, repo)),
+        "session.shell `echo hi`": lambda: timed(shell),
+        "vcs.status (1 changed file)": lambda: timed(status),
     }
-    client.close()
-    return {name: statistics.median(values) * 1000 for name, values in results.items()}
 
 
-def launcher(samples: int) -> dict[str, float]:
+def launcher() -> dict[str, Callable[[], float]]:
     """The launcher alone, in this process: `/bin/true` through sandbox.run, sandboxed and off."""
     from django.conf import settings
     from django.contrib.auth import get_user_model
@@ -135,14 +135,28 @@ def launcher(samples: int) -> dict[str, float]:
 
     user = get_user_model().objects.get(username="bench")
     roots = roots_of(user)
-    out = {}
-    for mode in ("off", "on"):
-        settings.SANDBOX_MODE = mode
-        sandbox.unavailable_reason.cache_clear()
-        sandbox.run(user, ["/bin/true"], cwd=roots[0], roots=roots)
-        out[mode] = statistics.median(timed(lambda: sandbox.run(user, ["/bin/true"], cwd=roots[0], roots=roots))
-                                      for _ in range(samples)) * 1000
-    return out
+
+    def run(mode: str) -> float:
+        settings.SANDBOX_MODE = mode  # (the availability check is cached from the first, sandboxed, call)
+        return timed(lambda: sandbox.run(user, ["/bin/true"], cwd=roots[0], roots=roots))
+
+    settings.SANDBOX_MODE = "on"
+    sandbox.unavailable_reason.cache_clear()
+    run("on")
+    return {"off": lambda: run("off"), "on": lambda: run("on")}
+
+
+def interleaved(calls: dict[str, dict[str, Callable[[], float]]], samples: int) -> dict[str, dict[str, float]]:
+    """p50 per metric and mode, the modes' samples alternating (off first, then sandbox first) so that load
+    from elsewhere on the machine falls on both alike."""
+    rows: dict[str, dict[str, list[float]]] = {}
+    for index in range(samples):
+        order = ("off", "on") if index % 2 == 0 else ("on", "off")
+        for name in calls["off"]:
+            for mode in order:
+                rows.setdefault(name, {}).setdefault(mode, []).append(calls[mode][name]())
+    return {name: {mode: statistics.median(values) * 1000 for mode, values in modes.items()}
+            for name, modes in rows.items()}
 
 
 def main() -> None:
@@ -150,24 +164,30 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=30)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="agentserver-bench-sandbox-"))
+    processes, clients = [], []
     try:
         token, repo = set_up(work)
-        rows: dict[str, dict[str, float]] = {}
+        calls: dict[str, dict[str, Callable[[], float]]] = {}
         for mode in ("off", "on"):
             process, url = start(mode, work)
-            try:
-                for name, value in measure(url, token, repo, args.samples).items():
-                    rows.setdefault(name, {})[mode] = value
-            finally:
-                process.terminate()
-                process.wait(10)
-        rows["launcher `/bin/true` (in-process)"] = launcher(args.samples)
+            processes.append(process)
+            client, calls[mode] = probes(url, token, repo)
+            clients.append(client)
+        local = launcher()
+        for mode in ("off", "on"):
+            calls[mode]["launcher `/bin/true` (in-process)"] = local[mode]
+        rows = interleaved(calls, args.samples)
         print(f"load avg {os.getloadavg()[0]:.2f}, {args.samples} samples, p50 in ms")
         print(f"| {'metric':36} | {'off':>8} | {'sandbox':>8} | {'overhead':>8} |")
         print(f"|{'-' * 38}|{'-' * 10}|{'-' * 10}|{'-' * 10}|")
         for name, values in rows.items():
             print(f"| {name:36} | {values['off']:8.1f} | {values['on']:8.1f} | {values['on'] - values['off']:+8.1f} |")
     finally:
+        for client in clients:
+            client.close()
+        for process in processes:
+            process.terminate()
+            process.wait(10)
         shutil.rmtree(work, ignore_errors=True)
 
 

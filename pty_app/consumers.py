@@ -7,10 +7,8 @@ terminal input, written verbatim. When the process exits the socket is closed wi
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
-from typing import Callable
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
@@ -41,11 +39,29 @@ def _cursor_frame(total: int) -> bytes:
 
 
 class QueueSubscriber:
-    def __init__(self) -> None:
+    """A socket's share of a terminal's output, with back-pressure: `send` waits for the network (the ASGI
+    server writes a frame before it returns), so a slow client makes this queue grow; past HIGH_WATER bytes
+    the terminal stops being read (its child blocks on its own writes) until the socket catches up."""
+
+    def __init__(self, terminal=None) -> None:
         self.queue: asyncio.Queue = asyncio.Queue()
+        self.terminal = terminal
+        self.pending = 0
+        self.paused = False
 
     def push(self, item: tuple) -> None:
+        if item[0] == "output":
+            self.pending += len(item[2])
+            if self.terminal is not None and not self.paused and self.pending > SOCKET_HIGH_WATER:
+                self.paused = True
+                self.terminal.pause_reading(self.queue)
         self.queue.put_nowait(item)
+
+    def sent(self, size: int) -> None:
+        self.pending -= size
+        if self.paused and self.pending < SOCKET_LOW_WATER:
+            self.paused = False
+            self.terminal.resume_reading(self.queue)
 
 
 async def _send_text(send, text: str) -> None:
@@ -53,35 +69,17 @@ async def _send_text(send, text: str) -> None:
         await send({"type": "websocket.send", "text": text[start:start + FRAME_CHARS]})
 
 
-def socket_backlog(send) -> Callable[[], int] | None:
-    """Bytes daphne has accepted for this socket but not yet written to the network, when we can tell.
-
-    ASGI gives no back-pressure on send (daphne buffers without limit), so a slow client would let a
-    `yes` grow the worker's memory forever. Under daphne, `send` is partial(server.handle_reply, protocol)
-    and the protocol's transport is a Twisted FileDescriptor whose write buffer we can read."""
-    protocol = send.args[0] if isinstance(send, functools.partial) and send.args else None
-    transport = getattr(protocol, "transport", None)
-    if transport is None or not all(hasattr(transport, a) for a in ("dataBuffer", "offset", "_tempDataLen")):
-        return None
-    return lambda: len(transport.dataBuffer) - transport.offset + transport._tempDataLen
-
-
-async def _pump(queue: asyncio.Queue, send, terminal=None) -> None:
+async def _pump(subscriber: QueueSubscriber, send) -> None:
     """Queue → socket. Output already queued behind the first item goes out in the same frame."""
     try:
-        await _pump_items(queue, send, terminal)
+        await _pump_items(subscriber, send)
     except Exception:  # noqa: BLE001  (the client went away mid-send; the receive side cleans up)
         log.debug("pty socket send failed", exc_info=True)
 
 
-async def _pump_items(queue: asyncio.Queue, send, terminal) -> None:
-    backlog = socket_backlog(send) if terminal is not None else None
+async def _pump_items(subscriber: QueueSubscriber, send) -> None:
+    queue = subscriber.queue
     while True:
-        if backlog is not None and backlog() > SOCKET_HIGH_WATER:
-            terminal.pause_reading(queue)
-            while backlog() > SOCKET_LOW_WATER:
-                await asyncio.sleep(0.005)
-            terminal.resume_reading(queue)
         item = await queue.get()
         if item[0] == "exit":
             await send({"type": "websocket.close", "code": 1000})
@@ -91,11 +89,13 @@ async def _pump_items(queue: asyncio.Queue, send, terminal) -> None:
             following = queue.get_nowait()
             if following[0] == "exit":
                 await _send_text(send, "".join(texts))
+                subscriber.sent(size)
                 await send({"type": "websocket.close", "code": 1000})
                 return
             texts.append(following[3])
             size += len(following[2])
         await _send_text(send, "".join(texts))
+        subscriber.sent(size)
 
 
 async def _client_frames(receive, write) -> None:
@@ -139,7 +139,7 @@ async def pty_socket(scope, receive, send) -> None:
 
 
 async def _local(terminal, cursor: int, receive, send) -> None:
-    subscriber = QueueSubscriber()
+    subscriber = QueueSubscriber(terminal)
     replay, total = terminal.attach(subscriber, cursor)
     pump = None
     try:
@@ -147,7 +147,7 @@ async def _local(terminal, cursor: int, receive, send) -> None:
         if replay:
             await _send_text(send, replay.decode("utf-8", "replace"))
         await send({"type": "websocket.send", "bytes": _cursor_frame(total)})
-        pump = asyncio.ensure_future(_pump(subscriber.queue, send, terminal))
+        pump = asyncio.ensure_future(_pump(subscriber, send))
         await _client_frames(receive, terminal.write)
     finally:
         terminal.detach(subscriber)
@@ -204,32 +204,42 @@ async def _remote(manager, row, cursor: int, receive, send) -> None:
                 await _send_text(send, data.decode("utf-8", "replace"))
             return True
 
-        backlog = socket_backlog(send)
+        # The layer is read at once into `outgoing`; the socket is written from it. A slow client makes
+        # `outgoing` grow (send waits for the network), and past HIGH_WATER bytes the owner is asked to stop
+        # reading the terminal for us, so the channel layer never fills up and drops output.
+        outgoing: asyncio.Queue = asyncio.Queue(maxsize=0)
+        pending = [sum(len(item.get("data") or b"") for item in early)]
         paused = [False]
+        for incoming in early:
+            outgoing.put_nowait(incoming)
 
         async def pace() -> None:
-            # A slow client here must slow the terminal on its owner: ask it to stop reading for us.
-            if backlog is None:
-                return
-            pending = backlog()
-            if not paused[0] and pending > SOCKET_HIGH_WATER:
+            if not paused[0] and pending[0] > SOCKET_HIGH_WATER:
                 paused[0] = True
                 await layer.send(owner, {"type": "pty.pause", "id": row.id, "reply": channel})
-            elif paused[0] and pending < SOCKET_LOW_WATER:
+            elif paused[0] and pending[0] < SOCKET_LOW_WATER:
                 paused[0] = False
                 await layer.send(owner, {"type": "pty.resume", "id": row.id, "reply": channel})
 
-        async def relay() -> None:
-            for incoming in early:
-                if not await deliver(incoming):
-                    return
+        async def collect() -> None:
             while True:
-                while paused[0]:
-                    await asyncio.sleep(0.005)
-                    await pace()
-                if not await deliver(await layer.receive(channel)):
-                    return
+                incoming = await layer.receive(channel)
+                pending[0] += len(incoming.get("data") or b"")
+                outgoing.put_nowait(incoming)
                 await pace()
+
+        async def relay() -> None:
+            collecting = asyncio.ensure_future(collect())
+            try:
+                while True:
+                    incoming = await outgoing.get()
+                    going_on = await deliver(incoming)
+                    pending[0] -= len(incoming.get("data") or b"")
+                    if not going_on:
+                        return
+                    await pace()
+            finally:
+                collecting.cancel()
 
         forward = asyncio.ensure_future(relay())
         await _client_frames(

@@ -7,7 +7,6 @@ Sync code (DRF views, services) calls into the loop with `manager.call(coroutine
 from __future__ import annotations
 
 import asyncio
-import atexit
 import collections
 import contextvars
 import logging
@@ -22,6 +21,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 from agentserver import loop as server_loop
+from agentserver import shutdown
 from pty_app import conf, exits
 from pty_app.terminal import SpawnSpec, Terminal, signal_session
 
@@ -92,7 +92,7 @@ class PtyManager:
                     self.channel_name = await self.layer.new_channel("ptyworker.")
                     self._task(self._control_loop())
                 self._task(self._sweeper())
-                atexit.register(self.shutdown)
+                shutdown.on_exit(self.shutdown)
                 _graceful_hangup()
                 self._started.set_result(True)
             except BaseException as error:
@@ -308,7 +308,8 @@ class PtyManager:
                     terminal.terminate()
 
     def shutdown(self) -> None:
-        """atexit: the worker is going away, and so do its terminals (whole sessions) and their rows."""
+        """On exit (agentserver.shutdown): the worker is going away, and so do its terminals (whole sessions)
+        and their rows."""
         terminals = list(self.terminals.values())
         for terminal in terminals:
             if terminal.proc is not None:
@@ -329,8 +330,9 @@ class PtyManager:
 
 
 def _graceful_hangup() -> None:
-    """SIGHUP would end the worker without atexit and leave the terminals' background jobs behind; turn it
-    into the SIGTERM daphne already handles (a clean stop, then atexit). Only when nobody claimed SIGHUP."""
+    """SIGHUP would end the worker without its exit hooks and leave the terminals' background jobs behind;
+    turn it into the SIGTERM the ASGI server already handles (a clean stop, then the hooks). Only when nobody
+    claimed SIGHUP."""
     if threading.current_thread() is not threading.main_thread():
         return
     if signal.getsignal(signal.SIGHUP) is signal.SIG_DFL:

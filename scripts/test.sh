@@ -23,5 +23,5 @@ if { [ ! -e .tools/node_modules/typescript-language-server/lib/cli.mjs ] \
     typescript@5.9.3 >/dev/null \
     || echo "warning: could not install typescript-language-server; its test will be skipped"
 fi
-# Two processes (one per core), each with its own daphne server and test database; files stay together.
+# Two processes (one per core), each with its own live server and test database; files stay together.
 exec .venv/bin/python -m pytest -n "${TEST_WORKERS:-2}" --dist loadfile "$@"

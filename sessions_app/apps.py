@@ -12,7 +12,7 @@ class SessionsAppConfig(AppConfig):
         from sessions_app.runtime import supervisor
         from sessions_app.runtime.tools import register_dynamic
 
-        # daphne has no lifespan: the first request starts the runner machinery (loop capture, lease janitor).
+        # The first request starts the runner machinery (loop capture, lease janitor), under any ASGI server.
         request_started.connect(supervisor.on_request_started, dispatch_uid="sessions_app.runner.start")
         # The tools of the user's connected MCP servers join the agent's tools.
         register_dynamic(tools_for)

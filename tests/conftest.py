@@ -1,4 +1,4 @@
-"""Fixtures: a real daphne server in a subprocess sharing the test database, and the personas
+"""Fixtures: a real server (agentserver.serve) in a subprocess sharing the test database, and the personas
 alice (owner), bob (another user) and charlie (no roots), each with an API token and an HTTP client.
 
 Tests that use `server` must also use the database transactionally (the personas do), because the
@@ -91,10 +91,10 @@ def start_server(env_overrides: dict | None = None, *, log_dir: Path) -> LiveSer
         AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS="60",
     )
     env.update(env_overrides or {})
-    log_path = log_dir / f"daphne-{port}.log"
+    log_path = log_dir / f"server-{port}.log"
     process = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "--websocket_timeout", "-1",
-         "-v", "1", "agentserver.asgi:application"],
+        [sys.executable, "-m", "agentserver.serve", "--host", "127.0.0.1", "--port", str(port),
+         "--log-level", "info", "--access-log"],
         cwd=ROOT, env=env, stdout=log_path.open("wb"), stderr=subprocess.STDOUT, start_new_session=True,
         preexec_fn=_die_with_parent,
     )
@@ -102,7 +102,7 @@ def start_server(env_overrides: dict | None = None, *, log_dir: Path) -> LiveSer
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"daphne exited:\n{log_path.read_text()}")
+            raise RuntimeError(f"server exited:\n{log_path.read_text()}")
         try:
             if httpx.get(f"{url}/global/health", timeout=1).status_code == 200:
                 break
@@ -110,13 +110,13 @@ def start_server(env_overrides: dict | None = None, *, log_dir: Path) -> LiveSer
             time.sleep(0.1)
     else:
         process.kill()
-        raise RuntimeError(f"daphne did not start:\n{log_path.read_text()}")
+        raise RuntimeError(f"server did not start:\n{log_path.read_text()}")
     return LiveServer(url=url, process=process, env=env, log_path=log_path)
 
 
 @pytest.fixture(scope="session")
 def server_factory(django_db_setup, tmp_path_factory):
-    """Start extra daphne workers (e.g. with REDIS_URL) on the same test database."""
+    """Start extra workers (e.g. with REDIS_URL) on the same test database."""
     started: list[LiveServer] = []
     log_dir = tmp_path_factory.mktemp("server-logs")
 

@@ -2,12 +2,11 @@
 file that needs it, stopped when idle, on `instance.dispose` of its directory, and at exit.
 
 The servers' connections live on the manager's own event loop in a background thread, so the agent runner
-(on daphne's loop) and the synchronous views (in threads) reach them the same way, and a slow server never
+(on the worker's loop) and the synchronous views (in threads) reach them the same way, and a slow server never
 stalls the loop that streams tokens to clients."""
 from __future__ import annotations
 
 import asyncio
-import atexit
 import concurrent.futures
 import logging
 import os
@@ -20,7 +19,7 @@ from django.conf import settings
 
 from agentserver import paths
 from agentserver.context import RuntimeContext
-from agentserver import sandbox
+from agentserver import sandbox, shutdown
 from projects_app.lsp.client import LanguageClient
 from projects_app.lsp.servers import ServerInfo, servers_for
 
@@ -66,7 +65,7 @@ class LspManager:
                 threading.Thread(target=run, name="lsp-manager", daemon=True).start()
                 ready.wait()
                 self._loop = loop
-                atexit.register(self.shutdown)
+                shutdown.on_exit(self.shutdown)
             return self._loop
 
     def submit(self, coroutine) -> concurrent.futures.Future:
@@ -236,7 +235,8 @@ class LspManager:
         await self._stop(keys)
 
     def shutdown(self) -> None:
-        """At exit: end every server's process group now (the loop may already be gone)."""
+        """On exit (agentserver.shutdown): end every server's process group now (the loop may already be
+        gone)."""
         for entry in list(self._entries.values()):
             sandbox.kill_group(entry.client.pid, signal.SIGTERM)
         self._entries.clear()

@@ -1,7 +1,7 @@
 """Connections to MCP servers from this worker, over the `mcp` package's client: stdio for `local` servers,
 streamable HTTP (then SSE) for `remote` ones.
 
-Everything here runs on daphne's event loop. A connection is owned by one long-lived task, because the
+Everything here runs on the worker's event loop. A connection is owned by one long-lived task, because the
 package's transports are anyio context managers that must be entered and left in the same task; requests
 from other tasks go through the connection's ClientSession. Connections are cached per (user, server,
 config) and closed after IDLE_SECONDS without use. Every request has a timeout."""

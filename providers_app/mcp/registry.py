@@ -2,7 +2,7 @@
 
 A context's servers are the effective config's `mcp` map plus the ones added with `mcp.server.create`
 (McpServer rows of the user and the context's project; a runtime server replaces a config one of the same
-name). The functions here are synchronous (ORM) and reach the connections on daphne's loop through
+name). The functions here are synchronous (ORM) and reach the connections on the worker's loop through
 `agentserver.loop.call`; they never raise for a server that fails to start: that is its status."""
 from __future__ import annotations
 

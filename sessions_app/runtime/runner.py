@@ -1,7 +1,7 @@
 """The agent runner of one session: holds the session's lease (runtime/leases.py) while it answers the
 queued user messages (runtime/message_queue.py) one after the other, then goes idle and lets go.
 
-It runs as one asyncio task on daphne's loop, in the worker that holds the lease; the supervisor
+It runs as one asyncio task on the worker's loop, in the worker that holds the lease; the supervisor
 (runtime/supervisor.py) creates it and hands it the worker's name and registry. Its ORM calls run in its
 own ThreadSensitiveContext, i.e. one dedicated thread per runner. Abort: the supervisor calls `abort()`
 locally; from another worker the request arrives on channel-layer group `session.<id>`, which the runner

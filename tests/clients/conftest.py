@@ -21,7 +21,8 @@ CANDIDATES = [
     str(ROOT / ".tools/node_modules/opencode-linux-*/bin/opencode"),
     "/tmp/peer/node_modules/opencode-linux-*/bin/opencode",
 ]
-ACCESS_LINE = re.compile(r'"(?P<request>[A-Z]+ [^"]+)" (?P<status>\d{3}) ')
+# uvicorn's access line: ... "GET /session?directory=... HTTP/1.1" 200 OK (query and version dropped here)
+ACCESS_LINE = re.compile(r'"(?P<request>[A-Z]+ [^"? ]+)[^"]*" (?P<status>\d{3}) ')
 
 
 def find_opencode() -> str | None:
