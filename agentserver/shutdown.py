@@ -4,6 +4,7 @@ stops gracefully on SIGTERM, then re-raises the signal, which would end the proc
 interpreter's exit (atexit: management commands, other ASGI servers)."""
 from __future__ import annotations
 
+import asyncio
 import atexit
 import logging
 import threading
@@ -39,8 +40,6 @@ atexit.register(run_hooks)
 async def lifespan(scope, receive, send) -> None:
     """The ASGI lifespan protocol: startup needs nothing (the first request starts the runner machinery);
     shutdown runs the hooks while the event loop still runs, in a thread since they are synchronous."""
-    import asyncio
-
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":

@@ -65,7 +65,7 @@ def session_list(*, user, project_id: str | None = None, path: str | None = None
         else:
             qs = qs.filter(Q(time_updated__lt=updated) | Q(time_updated=updated, id__lt=last_id))
     ordering = ("time_updated", "id") if order == "asc" else ("-time_updated", "-id")
-    return _with_shares(list(qs.order_by(*ordering)[:limit]))
+    return list(qs.select_related("share").order_by(*ordering)[:limit])
 
 
 def _session_list_plain(*, user_id: int, project_id, directory, workspace_id, roots: bool, start, archived,
@@ -113,25 +113,6 @@ _SHARE_COLUMNS = ", ".join(f"sh.{field.column} AS share__{field.attname}" for fi
                            if field.attname != "session_id")
 
 
-def _with_shares(sessions: list[Session]) -> list[Session]:
-    """What select_related("share") did, for a fraction of its cost: the join doubled the time Django spends
-    compiling the list query, on every listing. One plain query loads the listed sessions' shares."""
-    if not sessions:
-        return sessions
-    fields = Share._meta.concrete_fields
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
-    table = connection.ops.quote_name(Share._meta.db_table)
-    placeholders = ", ".join(["%s"] * len(sessions))
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {columns} FROM {table} WHERE session_id IN ({placeholders})", [x.id for x in sessions])
-        rows = cursor.fetchall()
-    names = [f.attname for f in fields]
-    shares = {share.session_id: share for share in (Share.from_db(connection.alias, names, row) for row in rows)}
-    for session in sessions:
-        Session.share.related.set_cached_value(session, shares.get(session.id))
-    return sessions
-
-
 def session_children(*, session: Session) -> list[Session]:
     return list(Session.objects.select_related("share").filter(owner_id=session.owner_id, parent_id=session.id)
                 .order_by("-time_updated", "-id"))
@@ -150,16 +131,6 @@ def session_statuses(*, user) -> dict[str, dict]:
 
 
 # ---- messages -------------------------------------------------------------------------------------
-
-@dataclass
-class MessagePage:
-    items: list[tuple[Message, list[dict]]]
-    next_cursor: str | None
-
-
-def encode_cursor(message: Message) -> str:
-    return _cursor(message.id, message.time_created)
-
 
 def _cursor(message_id: str, time_created: int) -> str:
     raw = json.dumps({"id": message_id, "time": time_created}, separators=(",", ":")).encode()
@@ -192,38 +163,6 @@ def _with_parts(messages: list[Message]) -> list[tuple[Message, list[dict]]]:
     return [(m, by_message[m.id]) for m in messages]
 
 
-def _window(qs, *, limit: int | None, before: str | None, after: str | None, order: str, tail: bool):
-    """(the page's rows in response order, the row the next page continues from or None).
-
-    order="asc", tail=True (opencode's `GET /session/{id}/message?limit=N`): the newest `limit` messages
-    before `before`, returned ascending; the next page then goes further back.
-    order="asc", tail=False: the oldest `limit` after `after`; order="desc": newest first before `before`."""
-    if before:
-        qs = qs.filter(id__lt=before)
-    if after:
-        qs = qs.filter(id__gt=after)
-    backwards = order == "desc" or tail
-    if limit is None:
-        return list(qs.order_by("-id" if order == "desc" else "id")), None
-    limit = max(1, min(limit, MESSAGES_MAX_LIMIT))
-    rows = list(qs.order_by("-id" if backwards else "id")[: limit + 1])
-    more = len(rows) > limit
-    rows = rows[:limit]
-    last = rows[-1] if more and rows else None
-    if order == "asc" and backwards:
-        rows.reverse()
-    return rows, last
-
-
-def session_messages(*, session: Session, limit: int | None = None, before: str | None = None,
-                     after: str | None = None, order: str = "asc", tail: bool = True) -> MessagePage:
-    """Messages with their parts, in two queries whatever the page size (see _window for the paging).
-    `next_cursor` is the id-cursor of the last message that the next page continues from."""
-    rows, last = _window(Message.objects.filter(session=session), limit=limit, before=before, after=after,
-                         order=order, tail=tail)
-    return MessagePage(_with_parts(rows), encode_cursor(last) if last is not None else None)
-
-
 @dataclass
 class StoredMessagePage:
     items: list[dict]
@@ -233,9 +172,13 @@ class StoredMessagePage:
 
 def session_messages_stored(*, session: Session, limit: int | None = None, before: str | None = None,
                             after: str | None = None, order: str = "asc", tail: bool = True) -> StoredMessagePage:
-    """session_messages as wire objects built from the JSON the database holds, never parsed (a long
-    session's list was mostly json.loads, model instances and json.dumps of the same data). `last_id` is
-    the message the next page continues from."""
+    """A page of messages with their parts, as wire objects built from the JSON the database holds, never
+    parsed (a long session's list was mostly json.loads, model instances and json.dumps of the same data).
+
+    order="asc", tail=True (opencode's `GET /session/{id}/message?limit=N`): the newest `limit` messages
+    before `before`, returned ascending; the next page then goes further back.
+    order="asc", tail=False: the oldest `limit` after `after`; order="desc": newest first before `before`.
+    `next_cursor` and `last_id` name the message the next page continues from."""
     from sessions_app.wire import message_wire_stored
 
     # In SQL: these two queries are every message list's, and the ORM compiled them anew on each call.
