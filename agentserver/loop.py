@@ -5,13 +5,22 @@ on it. A view thread reaches it with `call(...)`; coroutine code reaches the ORM
 
 `call` runs the coroutine in an empty contextvars context: the caller's (a view thread's) would carry
 asgiref's executor of that thread, and a thread-sensitive ORM call made by the coroutine would then wait
-for a thread that is itself waiting for the coroutine."""
+for a thread that is itself waiting for the coroutine.
+
+Database connections: a request gives its connection back when it ends (request_finished), but the threads
+behind `db`, `free_db` and the loop's default executor (asyncio.to_thread, sync_to_async without thread
+sensitivity) see no request. They give theirs back after every call instead: on PostgreSQL the connection
+returns to the pool (a cheap hand-over), where a thread that kept it would hold one of the pool's few
+connections for the worker's life, and a busy worker would then wait 30 s for a connection (the pool's
+timeout). SQLite keeps its per-thread connection (CONN_MAX_AGE=None), so there this costs nothing."""
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import inspect
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Awaitable, Callable
 
 from asgiref.sync import async_to_sync, sync_to_async
@@ -21,10 +30,41 @@ _bind_lock = threading.Lock()
 
 
 async def capture() -> asyncio.AbstractEventLoop:
-    """Remember the running loop as the server loop (idempotent; runs on the loop)."""
+    """Remember the running loop as the server loop and give it the default executor whose threads give
+    their database connections back (idempotent; runs on the loop: at the ASGI lifespan's startup, or the
+    first request under a server without one)."""
     global _loop
-    _loop = asyncio.get_running_loop()
+    loop = asyncio.get_running_loop()
+    if _loop is not loop:
+        loop.set_default_executor(_ReleasingExecutor(thread_name_prefix="loop-executor"))
+        _loop = loop
     return _loop
+
+
+def give_back_connections() -> None:
+    """Return this thread's database connections (to the pool on PostgreSQL) unless a transaction holds one."""
+    from django.db import connections
+
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close_if_unusable_or_obsolete()
+
+
+def _releasing(fn: Callable) -> Callable:
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            give_back_connections()
+    return run
+
+
+class _ReleasingExecutor(ThreadPoolExecutor):
+    """asyncio's default executor (same size), but each job gives its thread's connections back."""
+
+    def submit(self, fn, /, *args, **kwargs):
+        return super().submit(_releasing(fn), *args, **kwargs)
 
 
 def captured() -> asyncio.AbstractEventLoop | None:
@@ -59,9 +99,9 @@ def on_loop_thread() -> bool:
 
 def db(fn: Callable) -> Callable[..., Awaitable[Any]]:
     """An ORM function made awaitable in the caller's thread-sensitive context (a runner's own thread)."""
-    return sync_to_async(fn, thread_sensitive=True)
+    return sync_to_async(_releasing(fn), thread_sensitive=True)
 
 
 def free_db(fn: Callable) -> Callable[..., Awaitable[Any]]:
     """An ORM function made awaitable on any pool thread (short reads that need no ordering)."""
-    return sync_to_async(fn, thread_sensitive=False)
+    return sync_to_async(_releasing(fn), thread_sensitive=False)

@@ -10,6 +10,8 @@ import logging
 import threading
 from typing import Callable
 
+from agentserver import loop
+
 log = logging.getLogger("agentserver.shutdown")
 
 _hooks: list[Callable[[], object]] = []
@@ -38,11 +40,13 @@ atexit.register(run_hooks)
 
 
 async def lifespan(scope, receive, send) -> None:
-    """The ASGI lifespan protocol: startup needs nothing (the first request starts the runner machinery);
-    shutdown runs the hooks while the event loop still runs, in a thread since they are synchronous."""
+    """The ASGI lifespan protocol: startup adopts the server loop (agentserver.loop; the first request
+    starts the runner machinery); shutdown runs the hooks while the event loop still runs, in a thread
+    since they are synchronous."""
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
+            await loop.capture()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             await asyncio.to_thread(run_hooks)

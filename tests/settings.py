@@ -1,12 +1,12 @@
 """Test settings: the real settings, with a throwaway data directory and a file-backed SQLite test
-database so the daphne subprocess the tests talk to can share it."""
+database so the server subprocess the tests talk to can share it."""
 import os
 import sys
 import tempfile
 
 os.environ.setdefault("AGENTSERVER_DATA_DIR", tempfile.mkdtemp(prefix="agentserver-test-"))
 # The interpreter (virtualenv + base install) and tests/fakes are read-only in users' sandboxes: tests start
-# `sys.executable tests/fakes/...` as users' programs (MCP servers, PTY commands). The daphne servers the tests
+# `sys.executable tests/fakes/...` as users' programs (MCP servers, PTY commands). The live servers the tests
 # start inherit this environment.
 # Users' sandboxed git leaves files owned by their uids in their roots; the tests' own git (as root) trusts them.
 if "GIT_CONFIG_COUNT" not in os.environ:
@@ -14,7 +14,7 @@ if "GIT_CONFIG_COUNT" not in os.environ:
 os.environ.setdefault("AGENTSERVER_SANDBOX_EXPOSE", ",".join([
     sys.prefix, os.path.realpath(sys.base_prefix),
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes")]))
-# As for the test daphne (tests/conftest.py): a cold language server on a loaded machine may need longer.
+# As for the test server (tests/conftest.py): a cold language server on a loaded machine may need longer.
 os.environ.setdefault("AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS", "60")
 
 from agentserver.settings import *  # noqa: E402,F401,F403

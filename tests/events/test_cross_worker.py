@@ -1,4 +1,4 @@
-"""Several workers (daphne processes) on PostgreSQL + Redis: an event published in one reaches streams held
+"""Several workers (server processes) on PostgreSQL + Redis: an event published in one reaches streams held
 by another, and so do closes (dispose, token revocation). Runs only when REDIS_URL is set and the database
 is PostgreSQL."""
 import os

@@ -57,7 +57,7 @@ def _process_table() -> dict[int, tuple[int, str, bytes]]:
 
 
 def language_servers_of(server) -> set[int]:
-    """pids of the live language servers (basedpyright) the test daphne started (its descendants), one each."""
+    """pids of the live language servers (basedpyright) the test server started (its descendants), one each."""
     table = _process_table()
 
     def descends(pid: int) -> bool:

@@ -12,7 +12,7 @@ import time  # noqa: E402
 
 class Background:
     """A coroutine of our services running on its own loop in a thread, as a waiting tool would in a runner:
-    the HTTP reply goes to the daphne server, the waiter sees it through the database."""
+    the HTTP reply goes to the live server, the waiter sees it through the database."""
 
     def __init__(self, factory):
         self.result = None

@@ -1,4 +1,4 @@
-"""A terminal created on one daphne worker, used through another: the WebSocket, resize and remove are
+"""A terminal created on one worker, used through another: the WebSocket, resize and remove are
 served through the channel layer (Redis) from the owner. Needs PostgreSQL + Redis (the lead's CI pass)."""
 import os
 

@@ -1,4 +1,4 @@
-"""Two daphne workers on PostgreSQL + Redis (the lead's pass; skipped otherwise): the runner lives on worker
+"""Two workers on PostgreSQL + Redis (the lead's pass; skipped otherwise): the runner lives on worker
 A (alice's `server`), the requests go to worker B. Abort crosses over the channel layer, waiting and status
 read the shared database."""
 import os
