@@ -38,29 +38,47 @@ def _cursor_frame(total: int) -> bytes:
     return b"\x00" + json.dumps({"cursor": total}, separators=(",", ":")).encode()
 
 
-class QueueSubscriber:
-    """A socket's share of a terminal's output, with back-pressure: `send` waits for the network (the ASGI
-    server writes a frame before it returns), so a slow client makes this queue grow; past HIGH_WATER bytes
-    the terminal stops being read (its child blocks on its own writes) until the socket catches up."""
+class Backlog:
+    """Bytes queued for one socket and not yet sent, with the hysteresis that stops a terminal's output
+    while a slow client catches up: `send` waits for the network (the ASGI server writes a frame before it
+    returns), so a slow client makes the queue grow. `grew` answers True when the terminal should stop being
+    read (past HIGH_WATER), `shrank` when it may be read again (below LOW_WATER)."""
 
-    def __init__(self, terminal=None) -> None:
-        self.queue: asyncio.Queue = asyncio.Queue()
-        self.terminal = terminal
+    def __init__(self) -> None:
         self.pending = 0
         self.paused = False
 
-    def push(self, item: tuple) -> None:
-        if item[0] == "output":
-            self.pending += len(item[2])
-            if self.terminal is not None and not self.paused and self.pending > SOCKET_HIGH_WATER:
-                self.paused = True
-                self.terminal.pause_reading(self.queue)
-        self.queue.put_nowait(item)
+    def grew(self, size: int) -> bool:
+        self.pending += size
+        if not self.paused and self.pending > SOCKET_HIGH_WATER:
+            self.paused = True
+            return True
+        return False
 
-    def sent(self, size: int) -> None:
+    def shrank(self, size: int) -> bool:
         self.pending -= size
         if self.paused and self.pending < SOCKET_LOW_WATER:
             self.paused = False
+            return True
+        return False
+
+
+class QueueSubscriber:
+    """A local socket's share of a terminal's output; a slow client pauses the terminal's reading (its
+    child then blocks on its own writes) until the socket catches up."""
+
+    def __init__(self, terminal) -> None:
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.terminal = terminal
+        self.backlog = Backlog()
+
+    def push(self, item: tuple) -> None:
+        if item[0] == "output" and self.backlog.grew(len(item[2])):
+            self.terminal.pause_reading(self.queue)
+        self.queue.put_nowait(item)
+
+    def sent(self, size: int) -> None:
+        if self.backlog.shrank(size):
             self.terminal.resume_reading(self.queue)
 
 
@@ -205,28 +223,23 @@ async def _remote(manager, row, cursor: int, receive, send) -> None:
             return True
 
         # The layer is read at once into `outgoing`; the socket is written from it. A slow client makes
-        # `outgoing` grow (send waits for the network), and past HIGH_WATER bytes the owner is asked to stop
-        # reading the terminal for us, so the channel layer never fills up and drops output.
-        outgoing: asyncio.Queue = asyncio.Queue(maxsize=0)
-        pending = [sum(len(item.get("data") or b"") for item in early)]
-        paused = [False]
+        # `outgoing` grow, and past HIGH_WATER bytes the owner is asked to stop reading the terminal for us,
+        # so the channel layer never fills up and drops output.
+        outgoing: asyncio.Queue = asyncio.Queue()
+        backlog = Backlog()
+        pause = {"type": "pty.pause", "id": row.id, "reply": channel}
+        resume = {"type": "pty.resume", "id": row.id, "reply": channel}
         for incoming in early:
             outgoing.put_nowait(incoming)
-
-        async def pace() -> None:
-            if not paused[0] and pending[0] > SOCKET_HIGH_WATER:
-                paused[0] = True
-                await layer.send(owner, {"type": "pty.pause", "id": row.id, "reply": channel})
-            elif paused[0] and pending[0] < SOCKET_LOW_WATER:
-                paused[0] = False
-                await layer.send(owner, {"type": "pty.resume", "id": row.id, "reply": channel})
+        if backlog.grew(sum(len(item.get("data") or b"") for item in early)):
+            await layer.send(owner, pause)
 
         async def collect() -> None:
             while True:
                 incoming = await layer.receive(channel)
-                pending[0] += len(incoming.get("data") or b"")
                 outgoing.put_nowait(incoming)
-                await pace()
+                if backlog.grew(len(incoming.get("data") or b"")):
+                    await layer.send(owner, pause)
 
         async def relay() -> None:
             collecting = asyncio.ensure_future(collect())
@@ -234,10 +247,10 @@ async def _remote(manager, row, cursor: int, receive, send) -> None:
                 while True:
                     incoming = await outgoing.get()
                     going_on = await deliver(incoming)
-                    pending[0] -= len(incoming.get("data") or b"")
+                    if backlog.shrank(len(incoming.get("data") or b"")):
+                        await layer.send(owner, resume)
                     if not going_on:
                         return
-                    await pace()
             finally:
                 collecting.cancel()
 
