@@ -19,9 +19,19 @@ def _user(django_user_model, tmp_path, name):
 
 
 def _etc_copies(user) -> set[str]:
-    """(Test users' ids repeat across tests, so a state directory may hold an earlier user's copy too.)"""
+    """The copies of /etc made for this user. Test users' ids repeat across tests, so the state directory may
+    hold an earlier user's copies too, and the live server may still be making one for such a user (work a
+    previous test left running): those name another user in their passwd."""
     state = sandbox_host.user_state_dir(user.pk)
-    return {entry for entry in os.listdir(state) if entry.startswith("etc")} if os.path.isdir(state) else set()
+    if not os.path.isdir(state):
+        return set()
+    name, mine = sandbox_host.identity_of(user).name, set()
+    for entry in os.listdir(state):
+        passwd = Path(state, entry, "passwd")
+        if entry.startswith("etc") and (".tmp" in entry or not passwd.exists()
+                                        or f"\n{name}:" in "\n" + passwd.read_text()):
+            mine.add(entry)
+    return mine
 
 
 def test_concurrent_first_launches_share_one_copy_of_etc(db, tmp_path, django_user_model):
