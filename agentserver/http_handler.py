@@ -11,7 +11,13 @@ slot. One process runs Python one thread at a time (the GIL), so more threads on
 concurrent clients on 32 threads a GET /session cost three times the CPU it costs alone, most of it the
 event loop thread waiting to get the GIL back from the request threads. A request that holds its slot for
 longer than SLOW_AFTER seconds (a sync `session.prompt` waiting for its answer, an MCP call, a large search)
-gives the slot up and goes on running on its thread, so slow requests never starve quick ones.
+gives the slot up and goes on running on its thread, so slow requests never starve quick ones; one that is
+about to wait for a child process gives it up at once (agentserver.loop.let_others_run).
+
+Two middleware chains: the JSON API, called with tokens, runs settings.API_MIDDLEWARE (CORS, body size,
+security headers); the admin, its static files, the public share pages and any request that carries the
+admin's session cookie (the API accepts it, with CSRF) run the full settings.MIDDLEWARE. Sessions, CSRF,
+messages and the rest cost an eighth of a token-authenticated GET /session and do nothing for it.
 
 Async views (the event streams) work as under the stock handler with a synchronous middleware: the chain
 calls them through async_to_sync, so they run on the event loop and return their streaming response, which
@@ -22,16 +28,22 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import os
 from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import SyncToAsync
+from django.conf import settings
 from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.core.handlers.base import BaseHandler
+from django.core.handlers.exception import convert_exception_to_response
 from django.http import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
+from django.utils.module_loading import import_string
+
+from agentserver.loop import request_turn
 
 
 def request_started_receivers() -> tuple[list, list]:
@@ -52,12 +64,43 @@ def _on_thread(loop, function, args):
     return function(*args)
 
 
+class ApiHandler(BaseHandler):
+    """Django's synchronous handler over settings.API_MIDDLEWARE instead of settings.MIDDLEWARE."""
+
+    def load_middleware(self, is_async=False):
+        self._view_middleware, self._template_response_middleware, self._exception_middleware = [], [], []
+        chain = convert_exception_to_response(self._get_response)
+        for path in reversed(settings.API_MIDDLEWARE):
+            middleware = import_string(path)(chain)
+            if hasattr(middleware, "process_view"):
+                self._view_middleware.insert(0, middleware.process_view)
+            if hasattr(middleware, "process_template_response"):
+                self._template_response_middleware.append(middleware.process_template_response)
+            if hasattr(middleware, "process_exception"):
+                self._exception_middleware.append(middleware.process_exception)
+            chain = convert_exception_to_response(middleware)
+        self._middleware_chain = chain
+
+
+_FULL_CHAIN_PREFIXES = ("/admin/", "/static/", "/share/")
+
+
+def wants_full_chain(scope) -> bool:
+    """The admin, its static files, the share pages, and requests carrying the admin's session cookie."""
+    if scope["path"].startswith(_FULL_CHAIN_PREFIXES) or scope["path"] == "/admin":
+        return True
+    cookie = settings.SESSION_COOKIE_NAME.encode() + b"="
+    return any(name == b"cookie" and cookie in value for name, value in scope["headers"])
+
+
 class PooledASGIHandler(ASGIHandler):
     def __init__(self, threads: int, running: int):
         super().__init__()
         self._slots = asyncio.Semaphore(max(1, running))
         self._sync_handler = BaseHandler()
         self._sync_handler.load_middleware(is_async=False)
+        self._api_handler = ApiHandler()
+        self._api_handler.load_middleware(is_async=False)
         self._threads = threads
         self._busy = 0
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="http")
@@ -92,9 +135,11 @@ class PooledASGIHandler(ASGIHandler):
                 held[0] = False
                 self._slots.release()
 
-        slow = asyncio.get_running_loop().call_later(SLOW_AFTER, give_back)
+        loop = asyncio.get_running_loop()
+        slow = loop.call_later(SLOW_AFTER, give_back)
         try:
-            response = await self._in_pool(self._serve, scope, body_file, sync_receivers)
+            response = await self._in_pool(self._serve, scope, body_file, sync_receivers,
+                                           functools.partial(loop.call_soon_threadsafe, give_back))
         finally:
             slow.cancel()
             give_back()
@@ -108,9 +153,13 @@ class PooledASGIHandler(ASGIHandler):
         finally:
             body_file.close()
 
-    def _serve(self, scope, body_file, started_receivers) -> HttpResponseBase:
+    def _serve(self, scope, body_file, started_receivers, give_up_turn) -> HttpResponseBase:
         """Everything synchronous about one request; a complete (non-streaming) response is closed here too,
         so request_finished runs on the thread that owns the request's database connection."""
+        with request_turn(give_up_turn):
+            return self._respond(scope, body_file, started_receivers)
+
+    def _respond(self, scope, body_file, started_receivers) -> HttpResponseBase:
         set_script_prefix(get_script_prefix(scope))
         for receiver in started_receivers:
             receiver(signal=signals.request_started, sender=ASGIHandler, scope=scope)
@@ -118,7 +167,8 @@ class PooledASGIHandler(ASGIHandler):
         if request is None:
             response = error_response
         else:
-            response = self._sync_handler.get_response(request)
+            handler = self._sync_handler if wants_full_chain(scope) else self._api_handler
+            response = handler.get_response(request)
             response._handler_class = ASGIHandler
             if isinstance(response, FileResponse):
                 response.block_size = self.chunk_size

@@ -72,6 +72,14 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+# The JSON API's chain when a request carries no session cookie (agentserver/http_handler.py): tokens need
+# no sessions, CSRF or messages. CommonMiddleware checks the Host (ALLOWED_HOSTS) and sets Content-Length.
+API_MIDDLEWARE = [
+    "corsheaders.middleware.CorsMiddleware",
+    "agentserver.middleware.BodySizeLimitMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.middleware.common.CommonMiddleware",
+]
 
 ROOT_URLCONF = "agentserver.urls"
 APPEND_SLASH = False

@@ -69,3 +69,21 @@ def test_a_small_chunked_body_is_read(alice):
     response = alice.patch("/config", content=chunks(), headers={"Content-Type": "application/json"})
     assert response.status_code == 200, response.text
     assert response.json()["share"] == "auto"
+
+
+def test_api_responses_carry_a_length_and_security_headers(alice, server):
+    """Token requests run the API's short middleware chain: still a Content-Length (not a chunked body) and
+    the security headers; the admin keeps the full chain (its frame protection, its session)."""
+    response = httpx.get(f"{server.url}/session", headers={"Authorization": f"Bearer {alice.token}"})
+    assert response.status_code == 200
+    assert int(response.headers["content-length"]) == len(response.content)
+    assert "transfer-encoding" not in response.headers
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert "x-frame-options" not in response.headers
+    missing = httpx.get(f"{server.url}/session/ses_nope", headers={"Authorization": f"Bearer {alice.token}"})
+    assert missing.status_code == 404
+    assert int(missing.headers["content-length"]) == len(missing.content)
+    admin = httpx.get(f"{server.url}/admin/login/")
+    assert admin.status_code == 200
+    assert admin.headers["x-frame-options"] == "DENY"
+    assert "csrftoken" in admin.cookies
