@@ -115,6 +115,8 @@ def project_files(context) -> list[str]:
     for name in PROJECT_FILES:
         for directory in chain:
             candidate = os.path.join(directory, name)
+            if not os.path.exists(candidate):
+                continue  # one stat; confining (a realpath walk) is for files that are there
             try:
                 real = paths.confine(candidate, [context.boundary])
             except paths.OutsideRoots:
