@@ -12,10 +12,16 @@ behind `db`, `free_db` and the loop's default executor (asyncio.to_thread, sync_
 sensitivity) see no request. They give theirs back after every call instead: on PostgreSQL the connection
 returns to the pool (a cheap hand-over), where a thread that kept it would hold one of the pool's few
 connections for the worker's life, and a busy worker would then wait 30 s for a connection (the pool's
-timeout). SQLite keeps its per-thread connection (CONN_MAX_AGE=None), so there this costs nothing."""
+timeout). SQLite keeps its per-thread connection (CONN_MAX_AGE=None), so there this costs nothing.
+
+A request's turn: the HTTP handler lets only a few requests run Python at once (agentserver/http_handler.py).
+A request thread about to wait for something that is not Python (a child process, another thread's answer)
+calls `let_others_run()`, and its turn passes to the next request at once instead of after the handler's
+50 ms."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import inspect
@@ -105,3 +111,25 @@ def db(fn: Callable) -> Callable[..., Awaitable[Any]]:
 def free_db(fn: Callable) -> Callable[..., Awaitable[Any]]:
     """An ORM function made awaitable on any pool thread (short reads that need no ordering)."""
     return sync_to_async(_releasing(fn), thread_sensitive=False)
+
+
+_turn = threading.local()
+
+
+@contextlib.contextmanager
+def request_turn(give_up: Callable[[], None]):
+    """Around a request's work on its thread (the HTTP handler): `give_up` hands its turn to the next request
+    (thread-safe; once is enough)."""
+    _turn.give_up = give_up
+    try:
+        yield
+    finally:
+        _turn.give_up = None
+
+
+def let_others_run() -> None:
+    """This thread is about to block outside Python: the request it serves, if any, gives its turn up."""
+    give_up = getattr(_turn, "give_up", None)
+    if give_up is not None:
+        _turn.give_up = None
+        give_up()

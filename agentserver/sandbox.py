@@ -32,6 +32,7 @@ from django.conf import settings
 from agentserver import sandbox_host
 from agentserver.childenv import safe_environment
 from agentserver.errors import ApiError
+from agentserver.loop import let_others_run
 from agentserver.paths import is_within
 
 log = logging.getLogger("agentserver.sandbox")
@@ -365,6 +366,7 @@ def run(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = 
     """subprocess.run with bytes output captured; stdin is empty unless `input` is given. A timeout kills the
     whole sandbox (its PID namespace dies with bubblewrap)."""
     launch = prepare(user, argv, cwd=cwd, env=env, expose=expose, **options)
+    let_others_run()
     return subprocess.run(launch.argv, cwd=launch.cwd, env=launch.env, input=input, capture_output=True,
                           timeout=timeout, stdin=None if input is not None else subprocess.DEVNULL)
 

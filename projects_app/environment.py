@@ -9,6 +9,7 @@ import subprocess
 from django.conf import settings
 
 from agentserver import events, paths, sandbox
+from agentserver.coalesce import Coalescer
 from agentserver.context import default_directory
 from agentserver.errors import BadRequest, Forbidden, PayloadTooLarge
 
@@ -125,13 +126,21 @@ git -c core.quotePath=false ls-files --others --exclude-standard -z; REPORT
 """
 
 
+_status_runs = Coalescer()
+
+
 @sandbox.on_behalf
 def vcs_status(*, context) -> list[dict]:
     """Changed files of the worktree against HEAD: `{path, status, additions, deletions}`, paths relative
-    to the worktree; status added | modified | deleted | untracked."""
+    to the worktree; status added | modified | deleted | untracked. Clients poll this: calls for the same
+    user and worktree at once share a git run that started after they asked (agentserver.coalesce)."""
     if not context.vcs:
         return []
-    top = context.worktree
+    changes = _status_runs.call((context.user.pk, context.worktree), lambda: _worktree_status(context.worktree))
+    return [dict(change) for change in changes]
+
+
+def _worktree_status(top: str) -> list[dict]:
     results = _git_batch(top, _STATUS_SCRIPT)
     if results is None or len(results) != 3:
         return []
