@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from agentserver import sandbox_host
+from agentserver import sandbox_host, sandbox_resident
 from agentserver.childenv import safe_environment
 from agentserver.errors import ApiError
 from agentserver.loop import let_others_run
@@ -60,6 +60,11 @@ class Launch:
     argv: list[str]
     env: dict[str, str]
     cwd: str
+    # argv = [*confinement, "--chdir", cwd, "--", *wrappers, *command] when sandboxed: the parts that a
+    # resident sandbox (agentserver.sandbox_resident) is built from and then runs.
+    confinement: tuple[str, ...] = ()
+    wrappers: tuple[str, ...] = ()
+    command: tuple[str, ...] = ()
 
 
 # -- on whose behalf ----------------------------------------------------------------------------------------------
@@ -345,28 +350,36 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
     for extra in [*settings.SANDBOX_EXPOSE, *expose]:
         _expose(extra, mount, wrapped, created)
     wrapped.extend(["--ro-bind", etc, "/etc"])
-    # Two helper execs (~1.3 ms each): no packaged program sets the limits and the identity with every capability
+    # Two helper execs (~1 ms each): no packaged program sets the limits and the identity with every capability
     # set emptied (chpst has no address-space-only limit; it, unshare -S and nsenter -S keep bwrap's bounding set).
-    wrapped.extend(["--chdir", real_cwd, "--", *_limits(root)])
+    wrappers = _limits(root)
     if steal_terminal:
-        wrapped += [sandbox_host.tool("setsid"), "--ctty", "--wait"]
+        wrappers += [sandbox_host.tool("setsid"), "--ctty", "--wait"]
     if root:
-        wrapped += [sandbox_host.tool("setpriv"), f"--reuid={identity.uid}", f"--regid={identity.gid}",
-                    "--clear-groups", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]
-    wrapped += list(argv)
+        wrappers += [sandbox_host.tool("setpriv"), f"--reuid={identity.uid}", f"--regid={identity.gid}",
+                     "--clear-groups", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]
 
     environment = safe_environment(home=identity.home, USER=identity.name, LOGNAME=identity.name, TMPDIR="/tmp")
     environment.update(env or {})
     environment.update(HOME=identity.home, USER=identity.name, LOGNAME=identity.name, TMPDIR="/tmp")
-    return Launch(argv=wrapped, env=environment, cwd=real_cwd)
+    return Launch(argv=[*wrapped, "--chdir", real_cwd, "--", *wrappers, *argv], env=environment, cwd=real_cwd,
+                  confinement=tuple(wrapped), wrappers=tuple(wrappers), command=tuple(argv))
 
 
 def run(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None, input: bytes | None = None,
         timeout: float | None = None, expose: Sequence[str] = (), **options) -> subprocess.CompletedProcess:
     """subprocess.run with bytes output captured; stdin is empty unless `input` is given. A timeout kills the
-    whole sandbox (its PID namespace dies with bubblewrap)."""
+    whole sandbox (its PID namespace dies with bubblewrap). The server's own offline programs on the user's
+    files (git) run in the user's resident sandbox (agentserver.sandbox_resident): same confinement, no
+    sandbox built per program."""
     launch = prepare(user, argv, cwd=cwd, env=env, expose=expose, **options)
     let_others_run()
+    if (launch.confinement and options.get("offline") and not expose and not options.get("writable")
+            and not options.get("terminal") and sandbox_resident.available()):
+        try:
+            return sandbox_resident.run(launch, input=input, timeout=timeout)
+        except sandbox_resident.Gone:
+            pass
     return subprocess.run(launch.argv, cwd=launch.cwd, env=launch.env, input=input, capture_output=True,
                           timeout=timeout, stdin=None if input is not None else subprocess.DEVNULL)
 

@@ -166,6 +166,8 @@ FERNET_KEYS = _env_list("AGENTSERVER_FERNET_KEYS", "")
 SANDBOX_MODE = os.environ.get("AGENTSERVER_SANDBOX", "on").strip().lower()  # on (bubblewrap) | off
 SANDBOX_BWRAP = os.environ.get("AGENTSERVER_SANDBOX_BWRAP", "bwrap")
 SANDBOX_NETWORK = os.environ.get("AGENTSERVER_SANDBOX_NETWORK", "outbound").strip().lower()  # outbound|none|host
+# Offline programs on a user's files (git) run in a long-lived sandbox per user (agentserver/sandbox_resident.py).
+SANDBOX_RESIDENT = os.environ.get("AGENTSERVER_SANDBOX_RESIDENT", "on").strip().lower() not in ("off", "0", "no")
 SANDBOX_EXPOSE = _env_list("AGENTSERVER_SANDBOX_EXPOSE", "")  # read-only in every sandbox (shared toolchains)
 SANDBOX_UID_BASE = int(os.environ.get("AGENTSERVER_SANDBOX_UID_BASE", "200000"))  # uid = base + user id (as root)
 SANDBOX_LIMITS = {  # per process; 0 = unlimited. processes counts every process of the user's uid (root only)

@@ -1,7 +1,8 @@
 """Sandbox overhead: p50 of PTY spawn-to-first-output, session.shell round trip and vcs.status latency, with the
 bubblewrap sandbox and with AGENTSERVER_SANDBOX=off, each on a fresh server over SQLite in a throw-away data dir
-(its own user, root and repository), plus the launcher alone (`/bin/true` through sandbox.run). The two modes'
-samples alternate, so a machine busy with something else slows both alike.
+(its own user, root and repository), plus the launcher alone (`/bin/true` through sandbox.run, in a one-shot
+sandbox and offline in the user's resident one, as the server's git runs). The two modes' samples alternate,
+so a machine busy with something else slows both alike.
 
     .venv/bin/python bench/sandbox.py            # 30 samples per metric
     .venv/bin/python bench/sandbox.py --samples 100
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import shutil
 import socket
@@ -125,8 +127,9 @@ def probes(url: str, token: str, repo: Path) -> tuple[httpx.Client, dict[str, Ca
     }
 
 
-def launcher() -> dict[str, Callable[[], float]]:
-    """The launcher alone, in this process: `/bin/true` through sandbox.run, sandboxed and off."""
+def launcher() -> dict[str, dict[str, Callable[[], float]]]:
+    """The launcher alone, in this process, sandboxed and off: `/bin/true` in a one-shot sandbox (as the
+    user's programs get), and offline (as the server's git on the user's files: the resident sandbox)."""
     from django.conf import settings
     from django.contrib.auth import get_user_model
 
@@ -136,14 +139,17 @@ def launcher() -> dict[str, Callable[[], float]]:
     user = get_user_model().objects.get(username="bench")
     roots = roots_of(user)
 
-    def run(mode: str) -> float:
+    def run(mode: str, offline: bool) -> float:
         settings.SANDBOX_MODE = mode  # (the availability check is cached from the first, sandboxed, call)
-        return timed(lambda: sandbox.run(user, ["/bin/true"], cwd=roots[0], roots=roots))
+        return timed(lambda: sandbox.run(user, ["/bin/true"], cwd=roots[0], roots=roots, offline=offline))
 
     settings.SANDBOX_MODE = "on"
     sandbox.unavailable_reason.cache_clear()
-    run("on")
-    return {"off": lambda: run("off"), "on": lambda: run("on")}
+    run("on", False)
+    run("on", True)
+    return {"launcher `/bin/true` (in-process)": {mode: functools.partial(run, mode, False) for mode in ("off", "on")},
+            "launcher offline, resident (in-process)": {mode: functools.partial(run, mode, True)
+                                                        for mode in ("off", "on")}}
 
 
 def interleaved(calls: dict[str, dict[str, Callable[[], float]]], samples: int) -> dict[str, dict[str, float]]:
@@ -173,15 +179,15 @@ def main() -> None:
             processes.append(process)
             client, calls[mode] = probes(url, token, repo)
             clients.append(client)
-        local = launcher()
-        for mode in ("off", "on"):
-            calls[mode]["launcher `/bin/true` (in-process)"] = local[mode]
+        for name, modes in launcher().items():
+            for mode, call in modes.items():
+                calls[mode][name] = call
         rows = interleaved(calls, args.samples)
         print(f"load avg {os.getloadavg()[0]:.2f}, {args.samples} samples, p50 in ms")
-        print(f"| {'metric':36} | {'off':>8} | {'sandbox':>8} | {'overhead':>8} |")
-        print(f"|{'-' * 38}|{'-' * 10}|{'-' * 10}|{'-' * 10}|")
+        print(f"| {'metric':40} | {'off':>8} | {'sandbox':>8} | {'overhead':>8} |")
+        print(f"|{'-' * 42}|{'-' * 10}|{'-' * 10}|{'-' * 10}|")
         for name, values in rows.items():
-            print(f"| {name:36} | {values['off']:8.1f} | {values['on']:8.1f} | {values['on'] - values['off']:+8.1f} |")
+            print(f"| {name:40} | {values['off']:8.1f} | {values['on']:8.1f} | {values['on'] - values['off']:+8.1f} |")
     finally:
         for client in clients:
             client.close()

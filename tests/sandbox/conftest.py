@@ -60,3 +60,13 @@ def probe(alice, bob, server):
     def make(tag: str) -> str:
         return probe_script(alice=alice, bob=bob, server_url=server.url, tag=tag)
     return make
+
+
+def is_resident(pid: int) -> bool:
+    """Whether a process is (in) a resident sandbox (agentserver/sandbox_resident.py): its command line carries
+    the child program's text."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return b"The program a resident sandbox runs" in handle.read()
+    except OSError:
+        return False

@@ -7,6 +7,7 @@ import pytest
 
 from tests.pty.conftest import Screen, open_socket
 from tests.runner.conftest import wait_until
+from tests.sandbox.conftest import is_resident
 
 LIMITED_UID_BASE = 400000  # apart from the shared server's users (several test workers share uids there)
 
@@ -16,11 +17,12 @@ def _client(persona, live) -> httpx.Client:
 
 
 def _processes_of(uid: int) -> list[int]:
+    """The uid's processes, but for its resident sandbox (the one that runs git for it: not the terminal's)."""
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                if os.stat(f"/proc/{entry}").st_uid == uid:
+                if os.stat(f"/proc/{entry}").st_uid == uid and not is_resident(int(entry)):
                     found.append(int(entry))
             except FileNotFoundError:
                 pass
