@@ -144,22 +144,35 @@ def user_layer(user) -> dict:
                          [user.pk])
 
 
-def project_layer(context) -> dict:
-    from projects_app.models import Project
+def _stored_layers(context) -> tuple[dict, dict]:
+    """The user's and the project's config layers, kept in the database, in one query. Written in SQL: every
+    effective config (each session.create, each prompt) reads both, and the ORM compiled the two lookups
+    anew each time."""
+    from django.db import connection
 
-    return _stored_layer(f"SELECT CAST(config AS TEXT) FROM {Project._meta.db_table} "
-                         "WHERE owner_id = %s AND project_id = %s", [context.user.pk, context.project_id])
+    from projects_app.models import Project, UserConfig
+
+    sql = (f"SELECT 0, CAST(data AS TEXT) FROM {UserConfig._meta.db_table} WHERE user_id = %s UNION ALL "
+           f"SELECT 1, CAST(config AS TEXT) FROM {Project._meta.db_table} WHERE owner_id = %s AND project_id = %s")
+    layers: list[dict] = [{}, {}]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [context.user.pk, context.user.pk, context.project_id])
+        for which, text in cursor.fetchall():
+            layers[which] = _layer(text)
+    return layers[0], layers[1]
 
 
 def _stored_layer(sql: str, params: list) -> dict:
-    """A config layer kept in the database. Written in SQL: every effective config (each session.create,
-    each prompt) reads both layers, and the ORM compiled the two lookups anew each time."""
     from django.db import connection
 
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
-    data = json.loads(row[0]) if row and row[0] else None
+    return _layer(row[0] if row else None)
+
+
+def _layer(text: str | None) -> dict:
+    data = json.loads(text) if text else None
     return reveal_secrets(data) if isinstance(data, dict) else {}
 
 
@@ -198,11 +211,11 @@ def reveal_secrets(value):
 
 def effective_config(context) -> dict:
     """The merged config for a runtime context. Contains secrets: use `redact()` before it leaves the server."""
-    config = defaults(context.user)
-    config = deep_merge(config, user_layer(context.user))
+    user_stored, project_stored = _stored_layers(context)
+    config = deep_merge(defaults(context.user), user_stored)
     for path in project_files(context):
         config = deep_merge(config, read_config_file(path))
-    return deep_merge(config, project_layer(context))
+    return deep_merge(config, project_stored)
 
 
 def is_secret_key(key: str) -> bool:
