@@ -67,3 +67,33 @@ def test_bob_never_sees_alices_sessions(alice, bob):
     create_session(alice)
     assert bob.get("/session").json() == []
     assert bob.get("/session", params={"directory": str(alice.repo)}).status_code in (400, 403)
+
+
+def test_every_listing_path_renders_a_session_as_its_own_route_does(alice):
+    """The plain listing reads rows straight into wire objects; the filtered (ORM) listings, the v2 pages and
+    GET /session/{id} render model instances. A session with every optional field set reads the same on all."""
+    from sessions_app.models import Session
+
+    parent = create_session(alice, title="full parent", metadata={"big": 2 ** 70, "nested": {"k": [1, "x"]}})
+    full = create_session(alice, parentID=parent["id"], title="full child", agent="plan",
+                          model={"providerID": "p", "modelID": "m"},
+                          permission=[{"permission": "bash", "pattern": "*", "action": "deny"}])
+    create_session(alice, title="full bare")
+    Session.objects.filter(id=full["id"]).update(
+        summary={"additions": 3, "deletions": 1, "files": 2, "diffs": []},
+        revert={"messageID": "msg_x", "partID": "prt_y", "snapshot": "abc", "diff": "d"},
+        time_compacting=1_700_000_000_000, time_archived=1_700_000_000_001, cost=0.25,
+        tokens={"input": 5, "output": 7, "reasoning": 0, "cache": {"read": 1, "write": 2}})
+    assert alice.post(f"/session/{parent['id']}/share").status_code == 200
+    where = {"directory": str(alice.repo)}
+    own = {s["id"]: alice.get(f"/session/{s['id']}").json() for s in alice.get("/session", params=where).json()}
+    assert len(own) == 3 and "share" in own[parent["id"]] and own[full["id"]]["summary"]["files"] == 2
+    assert own[parent["id"]]["metadata"]["big"] == 2 ** 70
+    listings = [alice.get("/session", params=where).json(),
+                alice.get("/session", params={**where, "search": "full"}).json()]
+    for listing in listings:
+        assert {s["id"]: s for s in listing} == own
+    v2 = [alice.get("/api/session", params=where).json()["data"],
+          alice.get("/api/session", params={**where, "search": "full"}).json()["data"]]
+    for page in v2:
+        assert {s["id"]: {k: v for k, v in s.items() if k not in ("location", "subpath")} for s in page} == own
