@@ -17,7 +17,7 @@ import threading
 from django.conf import settings
 from django.db import connection, transaction
 
-from agentserver import bus, shutdown
+from agentserver import bus, shutdown, sql
 from agentserver.bus import Event
 
 log = logging.getLogger(__name__)
@@ -143,7 +143,7 @@ class _Outbox:
                     # a database crash can lose the last fraction of a second of replay, nothing else.
                     with connection.cursor() as cursor:
                         cursor.execute("SET LOCAL synchronous_commit TO OFF")
-                EventLog.objects.bulk_create(rows)
+                sql.insert(EventLog, rows, generated_pk=True)
         except Exception:
             # The events still go out live, without an id: a reconnecting client cannot replay them.
             log.exception("could not write %d events to the event log", len(rows))
