@@ -70,3 +70,12 @@ def is_resident(pid: int) -> bool:
             return b"The program a resident sandbox runs" in handle.read()
     except OSError:
         return False
+
+
+@pytest.fixture
+def user_and_root(db, tmp_path, django_user_model):
+    """A user of the test database (no live server) and a root directory for in-process launches."""
+    user = django_user_model.objects.create_user(username="launch-user", password="x")
+    root = tmp_path / "root"
+    root.mkdir()
+    return user, str(root)

@@ -37,14 +37,6 @@ def assert_unprivileged(fields: dict[str, list[str]], user) -> None:
 
 
 @pytest.fixture
-def user_and_root(db, tmp_path, django_user_model):
-    user = django_user_model.objects.create_user(username="proc-user", password="x")
-    root = tmp_path / "root"
-    root.mkdir()
-    return user, str(root)
-
-
-@pytest.fixture
 def server_in_a_group():
     """As root, this (server) process in a supplementary group too, so that a sandbox keeping it would show."""
     saved = os.getgroups()

@@ -74,14 +74,6 @@ def test_a_new_root_is_in_the_sandbox_that_reads_it(bob, tmp_path):
     assert _status_paths(bob, extra / "repo") == ["fresh.txt"]
 
 
-@pytest.fixture
-def user_and_root(db, tmp_path, django_user_model):
-    user = django_user_model.objects.create_user(username="resident-user", password="x")
-    root = tmp_path / "root"
-    root.mkdir()
-    return user, str(root)
-
-
 def test_a_program_run_there_answers_as_in_a_one_shot_sandbox(user_and_root, settings):
     user, root = user_and_root
     runs = {}
