@@ -32,7 +32,7 @@ from django.conf import settings
 from agentserver import sandbox_host, sandbox_resident
 from agentserver.childenv import safe_environment
 from agentserver.errors import ApiError
-from agentserver.loop import let_others_run
+from agentserver.loop import free_db, let_others_run
 from agentserver.paths import is_within
 
 log = logging.getLogger("agentserver.sandbox")
@@ -395,10 +395,9 @@ def popen(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None 
 async def start(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None,
                 expose: Sequence[str] = (), writable: Sequence[str] = (), roots: Sequence[str] | None = None,
                 offline: bool = False, **kwargs) -> asyncio.subprocess.Process:
-    from asgiref.sync import sync_to_async
 
     if roots is None:
-        roots = await sync_to_async(_roots_of, thread_sensitive=False)(user)
+        roots = await free_db(_roots_of)(user)
     launch = await asyncio.to_thread(prepare, user, argv, cwd=cwd, env=env, expose=expose, writable=writable,
                                      roots=roots, offline=offline)
     kwargs.setdefault("start_new_session", True)

@@ -18,6 +18,7 @@ from django.views.decorators.csrf import csrf_exempt
 from agentserver import bus, context as runtime
 from agentserver.bus import BUS, GLOBAL, INSTANCE, V2, Subscriber, server_event
 from agentserver.errors import ApiError, TooManyRequests, error_response
+from agentserver.loop import free_db
 
 log = logging.getLogger(__name__)
 REPLAY_LIMIT = 5000
@@ -189,7 +190,7 @@ async def _watch_tokens() -> None:
         if not token_ids:
             continue
         try:
-            live = await sync_to_async(_live_tokens, thread_sensitive=False)(token_ids)
+            live = await free_db(_live_tokens)(token_ids)
         except Exception:
             log.exception("could not check the tokens of open event streams")
             continue

@@ -20,6 +20,8 @@ from typing import Any, Awaitable, Callable
 
 from mcp.client.session import ClientSession
 
+from agentserver.loop import free_db
+
 log = logging.getLogger(__name__)
 
 IDLE_SECONDS = float(os.environ.get("AGENTSERVER_MCP_IDLE_SECONDS", "300"))
@@ -123,9 +125,8 @@ async def _transport(target: Target, kind: str, seen: dict):
 
         from agentserver import sandbox
 
-        from asgiref.sync import sync_to_async
 
-        owner, roots = await sync_to_async(_owner_and_roots, thread_sensitive=False)(target.user_id)
+        owner, roots = await free_db(_owner_and_roots)(target.user_id)
         # The user's sandbox; a server the user configured is a program they chose, never the server's own.
         launch = await asyncio.to_thread(sandbox.prepare, owner, config["command"],
                                          cwd=config.get("cwd") or target.cwd,

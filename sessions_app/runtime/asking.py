@@ -7,10 +7,10 @@ import asyncio
 import json
 from typing import Callable
 
-from asgiref.sync import sync_to_async
 from django.db import transaction
 
 from agentserver import ids
+from agentserver.loop import free_db
 from sessions_app.models import PermissionRequest, Question, Session
 from sessions_app.runtime import pending_reply
 from sessions_app.runtime.permission_rules import approvals_of, matching_rule, wildcard_match
@@ -107,7 +107,7 @@ async def ask_permission(*, session: Session, permission: str, patterns: list[st
     A deny rule → ToolError; a rejection → PermissionRejected; `abort` set → the request is rejected."""
     patterns = [str(p) for p in patterns]
     always = [str(p) for p in (always if always is not None else patterns)]
-    approved = await sync_to_async(approvals_of, thread_sensitive=False)(
+    approved = await free_db(approvals_of)(
         owner_id=session.owner_id, project_id=session.project_id)
     needs_ask = False
     for pattern in patterns:
@@ -120,7 +120,7 @@ async def ask_permission(*, session: Session, permission: str, patterns: list[st
             needs_ask = True
     if not needs_ask:
         return
-    request = await sync_to_async(_create_or_reuse, thread_sensitive=False)(
+    request = await free_db(_create_or_reuse)(
         session, permission, patterns, metadata or {}, always, tool_ref)
     await wait_for_reply(request.id, abort=abort)
 
@@ -185,7 +185,7 @@ async def ask_question(*, session: Session, questions: list[dict], tool_ref: dic
                        abort: asyncio.Event | None = None) -> list[list[str]]:
     """Block until the user answers (→ answers, one list of labels per question) or dismisses
     (→ QuestionRejected, which halts the loop)."""
-    question = await sync_to_async(_create_question, thread_sensitive=False)(session, questions, tool_ref)
+    question = await free_db(_create_question)(session, questions, tool_ref)
 
     def settle(row: tuple[str, list | None]) -> list[list[str]]:
         status, answers = row

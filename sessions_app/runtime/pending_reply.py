@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 from typing import Callable, TypeVar
 
-from asgiref.sync import sync_to_async
+from agentserver.loop import free_db
+
 
 POLL_SECONDS = 0.1
 Row = TypeVar("Row")
@@ -23,13 +24,13 @@ async def wait_for_reply(*, read: Callable[[], Row], is_pending: Callable[[Row],
     the row used and returns the answer, or raises the rejection). `abort` set while waiting: `give_up()`
     (sync: rejects the row) and raise `rejected()`. A cancelled wait leaves the row as it is, for the next
     run or the session's abort."""
-    read_async = sync_to_async(read, thread_sensitive=False)
+    read_async = free_db(read)
     while True:
         row = await read_async()
         if not is_pending(row):
-            return await sync_to_async(settle, thread_sensitive=False)(row)
+            return await free_db(settle)(row)
         if abort is not None and abort.is_set():
-            await sync_to_async(give_up, thread_sensitive=False)()
+            await free_db(give_up)()
             raise rejected()
         await _pause(abort)
 

@@ -20,10 +20,10 @@ import threading
 import time
 from contextlib import contextmanager
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from agentserver import paths, sandbox
+from agentserver.loop import free_db
 
 log = logging.getLogger(__name__)
 SIZE_LIMIT = 2 * 1024 * 1024
@@ -39,7 +39,7 @@ _locks_guard = threading.Lock()
 
 def run(fn, *args, **kwargs):
     """Await a blocking snapshot call from the event loop (in a worker thread)."""
-    return sync_to_async(fn, thread_sensitive=False)(*args, **kwargs)
+    return free_db(fn)(*args, **kwargs)
 
 
 def _git_env() -> dict:

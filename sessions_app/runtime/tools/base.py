@@ -7,11 +7,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
-from asgiref.sync import sync_to_async
-
 from agentserver import paths
 from agentserver.context import RuntimeContext
 from agentserver.errors import ApiError
+from agentserver.loop import free_db
 from sessions_app.runtime.tool_errors import PermissionRejected, QuestionRejected, ToolError  # noqa: F401
 
 SCHEMA = "https://json-schema.org/draft/2020-12/schema"
@@ -40,7 +39,7 @@ class ToolContext:
         if self.config is None:
             from projects_app.config import effective_config
 
-            self.config = await sync_to_async(effective_config, thread_sensitive=False)(self.context)
+            self.config = await free_db(effective_config)(self.context)
         return self.config
 
 
@@ -96,7 +95,7 @@ def relative_title(ctx: ToolContext, path: str) -> str:
 async def user_roots(ctx: ToolContext) -> list[str]:
     from auth_app.tokens import roots_of
 
-    return await sync_to_async(roots_of, thread_sensitive=False)(ctx.context.user)
+    return await free_db(roots_of)(ctx.context.user)
 
 
 async def confine(ctx: ToolContext, path: str, *, kind: str = "file") -> str:
@@ -129,4 +128,4 @@ async def publish(ctx: ToolContext, type: str, properties: dict) -> None:
     """Events from a tool: through a thread, since the bus may write its durable log."""
     from agentserver import events
 
-    await sync_to_async(events.publish_context, thread_sensitive=False)(type, properties, ctx.context)
+    await free_db(events.publish_context)(type, properties, ctx.context)

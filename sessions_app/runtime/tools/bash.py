@@ -9,6 +9,7 @@ import time
 
 from agentserver import sandbox
 from agentserver.childenv import safe_environment
+from agentserver.loop import free_db
 from sessions_app.runtime.tools import shellparse
 from sessions_app.runtime.tools.base import (Tool, ToolContext, ToolError, ToolResult, confine, optional_int,
                                              require_str, schema, truncate)
@@ -80,9 +81,8 @@ class BashTool(Tool):
         patterns, always = shellparse.permission_patterns(command)
         await ctx.ask("bash", patterns, metadata={"command": command, "description": description}, always=always)
         from auth_app.tokens import roots_of
-        from asgiref.sync import sync_to_async
 
-        roots = await sync_to_async(roots_of, thread_sensitive=False)(ctx.context.user)
+        roots = await free_db(roots_of)(ctx.context.user)
         env = child_environment(home=roots[0] if roots else cwd)
         return await self._execute(command, cwd, env, timeout_ms, description, ctx, roots)
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import os
 
-from asgiref.sync import sync_to_async
-
+from agentserver.loop import free_db
 from sessions_app.runtime.tools.base import ToolContext, ToolError
 
 # Tools whose completion means the session knows the file's current content.
@@ -45,7 +44,7 @@ def last_known(session_id: str, path: str, directory: str) -> int | None:
 async def assert_read(ctx: ToolContext, path: str) -> None:
     if ctx.extra.get("skip_read_check"):
         return
-    known = await sync_to_async(last_known, thread_sensitive=False)(ctx.session_id, path, ctx.context.directory)
+    known = await free_db(last_known)(ctx.session_id, path, ctx.context.directory)
     if known is None:
         raise ToolError(f"You must read file {path} before overwriting it. Use the Read tool first")
     try:

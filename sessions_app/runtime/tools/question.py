@@ -1,8 +1,7 @@
 """question: ask the user one or more multiple-choice questions and wait for the answers."""
 from __future__ import annotations
 
-from asgiref.sync import sync_to_async
-
+from agentserver.loop import free_db
 from sessions_app.runtime.tools.base import Tool, ToolContext, ToolError, ToolResult, schema
 
 DESCRIPTION = """Use this tool when you need to ask the user questions during execution. This allows you to:
@@ -60,7 +59,7 @@ class QuestionTool(Tool):
         from sessions_app.runtime.asking import ask_question
 
         questions = _valid(args.get("questions"))
-        session = await sync_to_async(_session, thread_sensitive=False)(ctx.session_id)
+        session = await free_db(_session)(ctx.session_id)
         answers = await ask_question(session=session, questions=questions,
                                      tool_ref={"messageID": ctx.message_id, "callID": ctx.call_id}, abort=ctx.abort)
 

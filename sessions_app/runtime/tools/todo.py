@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import json
 
-from asgiref.sync import sync_to_async
-
+from agentserver.loop import free_db
 from sessions_app.runtime.tools.base import Tool, ToolContext, ToolError, ToolResult, schema
 
 STATUSES = ("pending", "in_progress", "completed", "cancelled")
@@ -74,7 +73,7 @@ class TodoWriteTool(Tool):
                           "priority": item.get("priority") if item.get("priority") in PRIORITIES else "medium",
                           **({"id": item["id"]} if isinstance(item.get("id"), str) else {})})
         await ctx.ask("todowrite", ["*"], metadata={}, always=["*"])
-        saved = await sync_to_async(_replace, thread_sensitive=False)(ctx.session_id, clean)
+        saved = await free_db(_replace)(ctx.session_id, clean)
         return ToolResult(output=json.dumps(saved, indent=2), title=_title(saved), metadata={"todos": saved})
 
 
@@ -85,5 +84,5 @@ class TodoReadTool(Tool):
 
     async def run(self, args: dict, ctx: ToolContext) -> ToolResult:
         await ctx.ask("todoread", ["*"], metadata={}, always=["*"])
-        todos = await sync_to_async(_todos, thread_sensitive=False)(ctx.session_id)
+        todos = await free_db(_todos)(ctx.session_id)
         return ToolResult(output=json.dumps(todos, indent=2), title=_title(todos), metadata={"todos": todos})
