@@ -47,6 +47,7 @@ def _encoded(data):
 def _run(request):
     data = base64.b64decode(request["input"]) if request.get("input") is not None else None
     try:
+        # Inside the user's sandbox already (mounts, uid, limits, no network: sandbox.prepare's confinement).
         process = subprocess.Popen(
             request["argv"], cwd=request["cwd"], env=request["env"], start_new_session=True,
             stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,

@@ -367,7 +367,8 @@ def _start_network() -> Network:
     life_read, life_write = os.pipe()
     ready_read, ready_write = os.pipe()
     try:
-        holder = subprocess.Popen(["unshare", "--net", "--", "sh", "-c", "read line"], stdin=life_read,
+        # Server-owned programs on no user file: they build the namespace the sandboxes then enter.
+        holder = subprocess.Popen([tool("unshare"), "--net", "--", tool("sh"), "-c", "read line"], stdin=life_read,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         _await_own_namespace(holder)
         slirp = subprocess.Popen(

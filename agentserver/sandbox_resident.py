@@ -54,6 +54,10 @@ _spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-residen
 
 
 class _Resident:
+    """One resident sandbox: bubblewrap started with the confinement and wrappers that sandbox.prepare
+    built for the user (this is the launcher's own spawn, not a second way around it), running the child
+    program, which starts every program inside that confinement."""
+
     def __init__(self, confinement: tuple[str, ...], wrappers: tuple[str, ...], env: dict[str, str]):
         argv = [*confinement, "--chdir", "/", "--", *wrappers, SYSTEM_PYTHON, "-I", "-S", "-c", _CHILD_SOURCE]
         self.process = _spawner.submit(
@@ -184,11 +188,3 @@ def run(launch, *, input: bytes | None, timeout: float | None) -> subprocess.Com
     return subprocess.CompletedProcess(launch.argv, answer["returncode"], base64.b64decode(answer["stdout"]),
                                        base64.b64decode(answer["stderr"]))
 
-
-def close_all() -> None:
-    """End every resident sandbox (at exit, and when a test changes the sandbox's settings)."""
-    with _lock:
-        residents = list(_residents.values())
-        _residents.clear()
-    for resident in residents:
-        resident.close()

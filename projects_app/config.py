@@ -137,11 +137,15 @@ def read_config_file(path: str) -> dict:
         return {}
 
 
-def user_layer(user) -> dict:
+def _user_layer_columns() -> str:
+    """The user's stored layer as text, from its table (one user id parameter)."""
     from projects_app.models import UserConfig
 
-    return _stored_layer(f"SELECT CAST(data AS TEXT) FROM {UserConfig._meta.db_table} WHERE user_id = %s",
-                         [user.pk])
+    return f"CAST(data AS TEXT) FROM {UserConfig._meta.db_table} WHERE user_id = %s"
+
+
+def user_layer(user) -> dict:
+    return _stored_layer(f"SELECT {_user_layer_columns()}", [user.pk])
 
 
 def _stored_layers(context) -> tuple[dict, dict]:
@@ -150,9 +154,9 @@ def _stored_layers(context) -> tuple[dict, dict]:
     anew each time."""
     from django.db import connection
 
-    from projects_app.models import Project, UserConfig
+    from projects_app.models import Project
 
-    sql = (f"SELECT 0, CAST(data AS TEXT) FROM {UserConfig._meta.db_table} WHERE user_id = %s UNION ALL "
+    sql = (f"SELECT 0, {_user_layer_columns()} UNION ALL "
            f"SELECT 1, CAST(config AS TEXT) FROM {Project._meta.db_table} WHERE owner_id = %s AND project_id = %s")
     layers: list[dict] = [{}, {}]
     with connection.cursor() as cursor:

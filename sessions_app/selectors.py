@@ -30,8 +30,8 @@ def session_list(*, user, project_id: str | None = None, path: str | None = None
                  start: int | None = None, search: str | None = None, limit: int | None = None,
                  directory: str | None = None, workspace_id: str | None = None, archived: bool | None = None,
                  order: str = "desc", cursor: tuple[int, str] | None = None) -> list[Session | SessionRow]:
-    """For rendering (session_wire): most recently updated first (or oldest first with order="asc"); `cursor` = (time_updated, id) of the
-    last item of the previous page, so pages never repeat or skip."""
+    """For rendering (session_wire): most recently updated first (or oldest first with order="asc");
+    `cursor` = (time_updated, id) of the last item of the previous page, so pages never repeat or skip."""
     limit = LIST_DEFAULT_LIMIT if limit is None else max(1, min(limit, LIST_MAX_LIMIT))
     if not (path and path.strip("/")) and not search and cursor is None:
         return _session_list_plain(
@@ -89,8 +89,7 @@ def _session_list_plain(*, user_id: int, project_id, directory, workspace_id, ro
     if archived is False:
         where.append("s.time_archived IS NULL")
     direction = "ASC" if order == "asc" else "DESC"
-    sql = (f"SELECT {_SESSION_COLUMNS}, sh.url FROM {Session._meta.db_table} s "
-           f"LEFT JOIN {Share._meta.db_table} sh ON sh.session_id = s.id WHERE {' AND '.join(where)} "
+    sql = (f"SELECT {_SESSION_COLUMNS}, sh.url FROM {_SESSIONS_AND_SHARES} WHERE {' AND '.join(where)} "
            f"ORDER BY s.time_updated {direction}, s.id {direction} LIMIT %s")
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, limit])
@@ -131,8 +130,7 @@ def _json_value(value):
 
 def _sessions_with_shares(where: str, params: list, tail: str, tail_params: list) -> list[Session]:
     """Sessions (alias s) matching `where`, each with its share (or none) cached as select_related would."""
-    sql = (f"SELECT {_SESSION_COLUMNS}, {_SHARE_COLUMNS} FROM {Session._meta.db_table} s "
-           f"LEFT JOIN {Share._meta.db_table} sh ON sh.session_id = s.id WHERE {where} {tail}")
+    sql = f"SELECT {_SESSION_COLUMNS}, {_SHARE_COLUMNS} FROM {_SESSIONS_AND_SHARES} WHERE {where} {tail}"
     sessions = list(Session.objects.raw(sql, [*params, *tail_params]))
     cache = Session.share.related.set_cached_value
     for session in sessions:
@@ -145,6 +143,8 @@ def _sessions_with_shares(where: str, params: list, tail: str, tail_params: list
     return sessions
 
 
+_SESSIONS_AND_SHARES = (f"{Session._meta.db_table} s LEFT JOIN {Share._meta.db_table} sh "
+                        "ON sh.session_id = s.id")
 _SESSION_COLUMNS = ", ".join(f"s.{field.column}" for field in Session._meta.concrete_fields)
 _SHARE_NAMES = [field.attname for field in Share._meta.concrete_fields]  # id, session_id, slug, ...
 _SHARE_COLUMNS = ", ".join(f"sh.{field.column} AS share__{field.attname}" for field in Share._meta.concrete_fields

@@ -65,3 +65,29 @@ def test_keys_do_not_share_and_a_failure_reaches_everyone_who_waited_for_it():
     with pytest.raises(RuntimeError):
         coalescer.call("k", slow_then_fail)
     assert coalescer.call("k", lambda: "fine") == "fine"
+
+
+def test_callers_arriving_during_a_run_share_the_next_one():
+    coalescer, started, gate = Coalescer(), threading.Event(), threading.Event()
+    runs = []
+
+    def read():
+        runs.append(len(runs))
+        started.set()
+        gate.wait(10)
+        return len(runs)
+
+    first = threading.Thread(target=coalescer.call, args=("k", read))
+    first.start()
+    assert started.wait(10)
+    answers = []
+    waiting = [threading.Thread(target=lambda: answers.append(coalescer.call("k", read))) for _ in range(10)]
+    for thread in waiting:
+        thread.start()
+    time.sleep(0.3)  # let all ten reach the coalescer while the first run is held
+    gate.set()
+    first.join()
+    for thread in waiting:
+        thread.join()
+    assert len(runs) == 2
+    assert answers == [2] * 10
