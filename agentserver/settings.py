@@ -111,6 +111,8 @@ HTTP_THREADS = int(os.environ.get("AGENTSERVER_HTTP_THREADS", "32"))
 HTTP_RUNNING = int(os.environ.get("AGENTSERVER_HTTP_RUNNING", "")
                    or (1 if DATABASE_URL.startswith("sqlite") else 2))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Django's backend, with the process's writers taking turns on a lock rather than on SQLite's sleeps.
+    DATABASES["default"]["ENGINE"] = "agentserver.sqlite"
     # Opening a SQLite connection (and its PRAGMAs) cost more than the queries of a typical request.
     DATABASES["default"]["CONN_MAX_AGE"] = None
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True

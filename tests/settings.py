@@ -20,10 +20,10 @@ os.environ.setdefault("AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS", "60")
 from agentserver.settings import *  # noqa: E402,F401,F403
 from agentserver.settings import DATA_DIR, DATABASES  # noqa: E402
 
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+if DATABASES["default"]["ENGINE"] == "agentserver.sqlite":
     DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}
 
-if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
+if DATABASES["default"]["ENGINE"] != "agentserver.sqlite":
     # The test process runs services in many short-lived threads (sync_to_async, tool waits); a small pool
     # runs dry there, and no request cycle returns connections to it. Plain per-thread connections instead.
     DATABASES["default"]["OPTIONS"] = {}
