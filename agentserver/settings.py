@@ -202,6 +202,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": ["agentserver.parsers.LenientJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["agentserver.renderers.FastJSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "agentserver.renderers.AlwaysJson",
     "EXCEPTION_HANDLER": "agentserver.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "agentserver.schema.OperationIdAutoSchema",
     "UNAUTHENTICATED_USER": None,
