@@ -123,8 +123,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
     }
 else:
-    # Under ASGI every request runs in a fresh thread, so without a pool each request opens a connection.
-    DATABASES["default"]["OPTIONS"] = {"pool": {"min_size": 1, "max_size": int(os.environ.get("AGENTSERVER_DB_POOL", "16"))}}
+    # A pool: connections outlive requests (and their prepared statements with them). Server-side binding:
+    # psycopg's default client-side binding quoted every parameter into the SQL text in Python and made the
+    # server parse and plan each query anew; bound parameters let psycopg prepare a query it has run a few
+    # times (GET /session at 32 clients: a fifth less CPU in the worker and in PostgreSQL).
+    DATABASES["default"]["OPTIONS"] = {
+        "pool": {"min_size": 1, "max_size": int(os.environ.get("AGENTSERVER_DB_POOL", "16"))},
+        "server_side_binding": True,
+    }
 if os.environ.get("AGENTSERVER_TEST_DB_NAME"):
     DATABASES["default"]["TEST"] = {"NAME": os.environ["AGENTSERVER_TEST_DB_NAME"]}
 
