@@ -222,6 +222,18 @@ def effective_config(context) -> dict:
     return deep_merge(config, project_stored)
 
 
+def config_setting(context, key: str):
+    """One top-level setting that is not an object (`share`, `model`, ...) of the effective config: the last
+    layer that sets it wins, as in `effective_config`, without copying and merging every other setting
+    (session.create reads `share` on every call)."""
+    user_stored, project_stored = _stored_layers(context)
+    value = defaults(context.user).get(key)
+    for layer in (user_stored, *(read_config_file(path) for path in project_files(context)), project_stored):
+        if key in layer:
+            value = layer[key]
+    return value
+
+
 def is_secret_key(key: str) -> bool:
     """apiKey, api_key, accessToken, client_secret, password, Authorization … but not max_tokens."""
     normalized = re.sub(r"[-_\s]", "", key.lower())

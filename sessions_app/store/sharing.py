@@ -25,11 +25,11 @@ def share_config(session: Session, context=None) -> str | None:
     never blocks sharing."""
     try:
         from agentserver.context import context_for_directory
-        from projects_app.config import effective_config
+        from projects_app.config import config_setting
 
         if context is None:
             context = context_for_directory(session.owner, session.directory, workspace_id=session.workspace_id)
-        value = effective_config(context).get("share")
+        value = config_setting(context, "share")
     except Exception:  # noqa: BLE001 — a moved directory or broken config file must not break unshare/share
         log.warning("could not read config for session %s", session.id, exc_info=True)
         return None

@@ -105,3 +105,15 @@ def test_listings_show_shares_on_every_path(alice, bob):
         assert by_id[shared["id"]]["share"] == {"url": url}
         assert "share" not in by_id[plain["id"]]
     assert bob.get("/session", params=where).status_code == 403
+
+
+def test_the_share_setting_comes_from_the_last_layer_that_sets_it(alice, anon):
+    from tests.foundation.test_config import set_user_config
+
+    where = {"directory": str(alice.repo)}
+    set_user_config(alice, {"share": "auto"})
+    assert "share" in create_session(alice)
+    (alice.repo / "opencode.json").write_text('{"share": "manual"}')
+    assert "share" not in create_session(alice)
+    assert alice.patch("/config", params=where, json={"share": "auto"}).status_code == 200
+    assert anon.get(create_session(alice)["share"]["url"]).status_code == 200
