@@ -26,4 +26,4 @@ if DATABASES["default"]["ENGINE"] == "agentserver.sqlite":
 if DATABASES["default"]["ENGINE"] != "agentserver.sqlite":
     # The test process runs services in many short-lived threads (sync_to_async, tool waits); a small pool
     # runs dry there, and no request cycle returns connections to it. Plain per-thread connections instead.
-    DATABASES["default"]["OPTIONS"] = {"server_side_binding": True}
+    DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 2}
