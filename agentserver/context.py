@@ -115,19 +115,21 @@ def forget_git_info(directory: str) -> None:
             del _git_cache[key]
 
 
-def default_directory(user) -> str:
+def default_directory(user, *, roots: list[str] | None = None) -> str:
+    """The user's first root (`roots`: the user's roots when the caller has just read them)."""
     from auth_app.tokens import roots_of
 
-    roots = roots_of(user)
+    roots = roots_of(user) if roots is None else roots
     if not roots:
         raise Forbidden("You have no allowed directories; ask an administrator to add one")
     return roots[0]
 
 
-def context_for_directory(user, directory: str, *, workspace_id: str | None = None) -> RuntimeContext:
+def context_for_directory(user, directory: str, *, workspace_id: str | None = None,
+                          roots: list[str] | None = None) -> RuntimeContext:
     from auth_app.tokens import roots_of
 
-    bases = roots_of(user)
+    bases = roots_of(user) if roots is None else list(roots)
     if workspace_id:
         # A worktree the server created may live under DATA_DIR, outside the user's roots.
         from projects_app.models import server_workspace_directories
@@ -150,7 +152,9 @@ def requested_directory(query: dict, headers: dict) -> str | None:
     return unquote(header) if header else None
 
 
-def resolve(user, query: dict, headers: dict, *, allow_workspace: bool = False) -> RuntimeContext:
+def resolve(user, query: dict, headers: dict, *, allow_workspace: bool = False,
+            roots: list[str] | None = None) -> RuntimeContext:
+    """`roots`: the user's roots as read with this request's credentials (auth_app.tokens), if it has them."""
     workspace_id = query.get("workspace") if allow_workspace else None
     directory = requested_directory(query, headers)
     if workspace_id:
@@ -160,13 +164,15 @@ def resolve(user, query: dict, headers: dict, *, allow_workspace: bool = False) 
         if workspace is None:
             raise NotFound(f"Workspace not found: {workspace_id}")
         directory = directory or workspace.directory
-    return context_for_directory(user, directory or default_directory(user), workspace_id=workspace_id)
+    return context_for_directory(user, directory or default_directory(user, roots=roots), workspace_id=workspace_id,
+                                 roots=roots)
 
 
 def from_request(request, *, allow_workspace: bool = False) -> RuntimeContext:
     cached = getattr(request, "_runtime_context", None)
     if cached is not None:
         return cached
-    context = resolve(request.user, request.GET, request.headers, allow_workspace=allow_workspace)
+    context = resolve(request.user, request.GET, request.headers, allow_workspace=allow_workspace,
+                      roots=getattr(request.auth, "roots", None))
     request._runtime_context = context
     return context

@@ -52,7 +52,8 @@ def _authenticate(request, shape: str):
             raise _Unauthorized("Authentication credentials were not provided.")
         context = None
         if shape != GLOBAL:
-            context = runtime.resolve(token.user, request.GET, request.headers, allow_workspace=shape == V2)
+            context = runtime.resolve(token.user, request.GET, request.headers, allow_workspace=shape == V2,
+                                      roots=token.roots)
         return token, context
     finally:
         connection.close()

@@ -45,28 +45,37 @@ _warm_lock = threading.Lock()
 
 
 def _warm_check_sql() -> str:
+    """The user's flags, and the user's roots in order (a row each; one row with no path when none)."""
     user_table = connection.ops.quote_name(get_user_model()._meta.db_table)
     token_table = connection.ops.quote_name(ApiToken._meta.db_table)
-    return (f"SELECT u.is_active, u.username, u.is_staff, u.is_superuser FROM {token_table} t "
-            f"JOIN {user_table} u ON u.id = t.user_id WHERE t.id = %s AND t.revoked IS NULL")
+    root_table = connection.ops.quote_name(AllowedRoot._meta.db_table)
+    return (f"SELECT u.is_active, u.username, u.is_staff, u.is_superuser, r.path FROM {token_table} t "
+            f"JOIN {user_table} u ON u.id = t.user_id LEFT JOIN {root_table} r ON r.user_id = u.id "
+            f"WHERE t.id = %s AND t.revoked IS NULL ORDER BY r.position, r.id")
 
 
-def _still_valid(token: ApiToken) -> bool:
+def _still_valid(token: ApiToken) -> list[str] | None:
+    """The user's roots if the token is still good and its user unchanged, else None."""
     user = token.user
     with connection.cursor() as cursor:
         cursor.execute(_warm_check_sql(), [token.pk])
-        row = cursor.fetchone()
-    if row is None:
-        return False
-    active, username, staff, superuser = row  # SQLite answers booleans as 0/1
-    return bool(active) and (username, bool(staff), bool(superuser)) == (
-        user.get_username(), user.is_staff, user.is_superuser)
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    active, username, staff, superuser, _ = rows[0]  # SQLite answers booleans as 0/1
+    if not active or (username, bool(staff), bool(superuser)) != (
+            user.get_username(), user.is_staff, user.is_superuser):
+        return None
+    return [path for *_, path in rows if path is not None]
 
 
-def _private_copy(token: ApiToken) -> ApiToken:
-    """Requests run side by side: each gets its own token and user instances, never the cached ones."""
+def _private_copy(token: ApiToken, roots: list[str]) -> ApiToken:
+    """Requests run side by side: each gets its own token and user instances, never the cached ones. The
+    copy carries the user's roots as read with these credentials (`roots`), so that resolving this request's
+    context needs no second query; anything later (an agent runner, a PTY) reads roots afresh."""
     mine = copy.copy(token)
     mine.user = copy.copy(token.user)
+    mine.roots = roots
     return mine
 
 
@@ -76,9 +85,10 @@ def token_lookup(secret: str) -> ApiToken | None:
     digest = _digest(secret)
     cached = _warm.get(digest)
     if cached is not None:
-        if _still_valid(cached):
+        roots = _still_valid(cached)
+        if roots is not None:
             _touch(cached)
-            return _private_copy(cached)
+            return _private_copy(cached, roots)
         with _warm_lock:
             _warm.pop(digest, None)
     token = ApiToken.objects.select_related("user").filter(digest=digest, revoked__isnull=True).first()
@@ -89,7 +99,7 @@ def token_lookup(secret: str) -> ApiToken | None:
         if len(_warm) >= _WARM_CACHE_MAX:
             _warm.clear()
         _warm[digest] = token
-    return _private_copy(token)
+    return _private_copy(token, roots_of(token.user))
 
 
 def _touch(token: ApiToken) -> None:

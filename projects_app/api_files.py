@@ -23,7 +23,8 @@ class LocatedView(V2RequestView):
         cached = getattr(request, "_runtime_context", None)
         if cached is None:
             query = {k: v for k, v in (("directory", directory), ("workspace", workspace)) if v}
-            cached = runtime.resolve(request.user, query, request.headers, allow_workspace=True)
+            cached = runtime.resolve(request.user, query, request.headers, allow_workspace=True,
+                                     roots=getattr(request.auth, "roots", None))
             request._runtime_context = cached
         return cached
 
