@@ -34,12 +34,19 @@ def confine(path: str, bases: list[str] | tuple[str, ...], *, relative_to: str |
     """Resolve `path` (relative paths against `relative_to`) and return its real path if it lies inside
     one of `bases`; raise OutsideRoots otherwise. The bases are resolved too."""
     real = resolve(path, relative_to=relative_to)
-    for base in bases:
-        if is_within(real, os.path.realpath(base)):
-            return real
+    if _inside(real, bases):
+        return real
     raise OutsideRoots(path)
 
 
 def within_any(path: str, bases: list[str] | tuple[str, ...]) -> bool:
-    real = os.path.realpath(path)
+    return _inside(os.path.realpath(path), bases)
+
+
+def _inside(real: str, bases) -> bool:
+    # A base that `real` (a real path: absolute, normal, no symlink anywhere) lies within as written is a
+    # leading part of a real path, so it is real itself: resolving it would give it back unchanged. Only
+    # when no base matches as written are they resolved (a base given through a symlink, or not normal).
+    if any(is_within(real, base) for base in bases):
+        return True
     return any(is_within(real, os.path.realpath(base)) for base in bases)
