@@ -46,12 +46,31 @@ def _serializer(serializer_class: type[serializers.Serializer], data, partial: b
     return serializer
 
 
+_empty_ok: dict[tuple[type, bool], bool] = {}
+
+
+def _empty_is_empty(serializer_class: type[serializers.Serializer], partial: bool) -> bool:
+    """Whether `{}` validates to `{}` without asking: no field is required or has a default, and the class
+    checks nothing beyond its fields (most bodies, POST /session's among them, are often empty)."""
+    known = _empty_ok.get((serializer_class, partial))
+    if known is None:
+        fields = _serializer(serializer_class, {}, partial).fields
+        plain = all(getattr(serializer_class, name) is getattr(serializers.Serializer, name)
+                    for name in ("validate", "to_internal_value", "run_validation", "get_validators"))
+        known = plain and not getattr(getattr(serializer_class, "Meta", None), "validators", None) and all(
+            not field.required and field.default is serializers.empty for field in fields.values())
+        _empty_ok[(serializer_class, partial)] = known
+    return known
+
+
 def parse(serializer_class: type[serializers.Serializer], data, *, kind: str = "Body", partial: bool = False) -> dict:
     """Validate `data` with a serializer; a non-object body or invalid field is a 400 BadRequestError."""
     if data is None:
         data = {}
     if kind == "Body" and not isinstance(data, dict):
         raise BadRequest("Request body must be a JSON object", kind=kind)
+    if not data and isinstance(data, dict) and _empty_is_empty(serializer_class, partial):
+        return {}
     serializer = _serializer(serializer_class, data, partial)
     if not serializer.is_valid():
         from agentserver.errors import issues_from_detail
