@@ -4,7 +4,7 @@ from django.db import models
 class EventLog(models.Model):
     """Durable log of published events (token deltas excluded), for Last-Event-ID replay."""
 
-    owner_id = models.BigIntegerField(db_index=True)
+    owner_id = models.BigIntegerField()  # indexed as the head of (owner_id, id)
     type = models.CharField(max_length=64)
     directory = models.CharField(max_length=4096, null=True, blank=True)
     project_id = models.CharField(max_length=64, null=True, blank=True)

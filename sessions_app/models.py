@@ -15,7 +15,9 @@ def _empty_tokens() -> dict:
 
 class Session(models.Model):
     id = models.CharField(primary_key=True, max_length=64)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="agent_sessions")
+    # Indexed as the head of session_owner_project_upd (a separate index only cost every write).
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="agent_sessions",
+                              db_index=False)
     project_id = models.CharField(max_length=64)
     directory = models.CharField(max_length=4096)
     # The directory relative to the project's worktree ("" at its top): the list filter for subfolders.
@@ -50,7 +52,8 @@ class Session(models.Model):
 
 class Message(models.Model):
     id = models.CharField(primary_key=True, max_length=64)
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="messages")
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="messages",
+                                db_index=False)  # the head of message_session_id
     role = models.CharField(max_length=16)
     info = models.JSONField()
     time_created = models.BigIntegerField(default=now_ms)
@@ -61,7 +64,8 @@ class Message(models.Model):
 
 class Part(models.Model):
     id = models.CharField(primary_key=True, max_length=64)
-    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="parts")
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="parts",
+                                db_index=False)  # the head of part_message_id
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="parts")
     type = models.CharField(max_length=32)
     data = models.JSONField()
