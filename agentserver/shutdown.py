@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import gc
 import logging
 import threading
 from typing import Callable
@@ -47,6 +48,10 @@ async def lifespan(scope, receive, send) -> None:
         message = await receive()
         if message["type"] == "lifespan.startup":
             await loop.capture()
+            # What is loaded by now (Django, the apps, settings) lives as long as the process: frozen out of
+            # the collector's way, a full collection no longer walks it (2-3 % of a request's time).
+            gc.collect()
+            gc.freeze()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             await asyncio.to_thread(run_hooks)
