@@ -36,21 +36,17 @@ class _WriterCursor(base.SQLiteCursorWrapper):
     timeout: float = 5.0
 
     def execute(self, query, params=None):
-        if self.connection.in_transaction or not _writes(query):
-            return super().execute(query, params)
-        turn = _writer.acquire(timeout=self.timeout)
-        try:
-            return super().execute(query, params)
-        finally:
-            if turn:
-                _writer.release()
+        return self._in_turn(query, super().execute, params)
 
     def executemany(self, query, param_list):
+        return self._in_turn(query, super().executemany, param_list)
+
+    def _in_turn(self, query, run, params):
         if self.connection.in_transaction or not _writes(query):
-            return super().executemany(query, param_list)
+            return run(query, params)
         turn = _writer.acquire(timeout=self.timeout)
         try:
-            return super().executemany(query, param_list)
+            return run(query, params)
         finally:
             if turn:
                 _writer.release()

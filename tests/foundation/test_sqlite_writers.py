@@ -39,18 +39,24 @@ def in_thread(work) -> tuple[threading.Thread, list]:
     return thread, outcome
 
 
-def test_a_second_writer_waits_for_the_first_to_commit_and_then_writes():
+def holding_a_write_transaction(type: str) -> tuple[threading.Thread, list, threading.Event]:
+    """A thread inside a write transaction (its row written, not committed) until the event is set."""
     holding = threading.Event()
     release = threading.Event()
 
-    def first():
+    def hold():
         with transaction.atomic():
-            log_row("first")
+            log_row(type)
             holding.set()
             release.wait(10)
 
-    first_thread, first_outcome = in_thread(first)
+    thread, outcome = in_thread(hold)
     assert holding.wait(10)
+    return thread, outcome, release
+
+
+def test_a_second_writer_waits_for_the_first_to_commit_and_then_writes():
+    first_thread, first_outcome, release = holding_a_write_transaction("first")
     second_thread, second_outcome = in_thread(lambda: log_row("second"))
     time.sleep(0.2)
     assert second_thread.is_alive(), "the second writer must wait for the first transaction"
@@ -80,17 +86,7 @@ def test_a_writer_waiting_past_the_busy_timeout_gets_sqlites_answer_not_a_deadlo
     from agentserver.sqlite.base import DatabaseWrapper
 
     impatient_settings = {**connection.settings_dict, "OPTIONS": {**connection.settings_dict["OPTIONS"], "timeout": 0.3}}
-    holding = threading.Event()
-    release = threading.Event()
-
-    def first():
-        with transaction.atomic():
-            log_row("holder")
-            holding.set()
-            release.wait(10)
-
-    first_thread, _ = in_thread(first)
-    assert holding.wait(10)
+    first_thread, _, release = holding_a_write_transaction("holder")
     impatient = DatabaseWrapper(impatient_settings)
     try:
         started = time.monotonic()
