@@ -168,11 +168,13 @@ def resolve(user, query: dict, headers: dict, *, allow_workspace: bool = False,
                                  roots=roots)
 
 
-def from_request(request, *, allow_workspace: bool = False) -> RuntimeContext:
+def from_request(request, *, allow_workspace: bool = False, query: dict | None = None) -> RuntimeContext:
+    """The request's context, resolved once per request (`query`: the directory/workspace parameters when
+    the route takes them in another form). Resolved with the roots its token check read, if it has them."""
     cached = getattr(request, "_runtime_context", None)
     if cached is not None:
         return cached
-    context = resolve(request.user, request.GET, request.headers, allow_workspace=allow_workspace,
-                      roots=getattr(request.auth, "roots", None))
+    context = resolve(request.user, request.GET if query is None else query, request.headers,
+                      allow_workspace=allow_workspace, roots=getattr(request.auth, "roots", None))
     request._runtime_context = context
     return context

@@ -4,8 +4,9 @@ publish(type, properties, owner_id=…, directory=…) fires after the surroundi
 when there is none, or when called on the event loop). Every event goes through one outbox per process,
 which keeps publish order: one thread at a time (the publisher itself, or the outbox thread) writes the
 durable log rows (a row's id is the SSE `id:` and the Last-Event-ID for replay), relays the batch to the
-other workers through Redis, then hands it to this worker's bus on the event loop. publish_delta() is the fast path for token deltas: never logged, and
-dispatched straight from the loop when nothing published earlier is still on its way."""
+other workers through Redis, then hands it to this worker's bus on the event loop. publish_delta() is the
+fast path for token deltas: never logged, and dispatched straight from the loop when nothing published
+earlier is still on its way."""
 from __future__ import annotations
 
 import asyncio

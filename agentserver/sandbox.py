@@ -395,7 +395,6 @@ def popen(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None 
 async def start(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None,
                 expose: Sequence[str] = (), writable: Sequence[str] = (), roots: Sequence[str] | None = None,
                 offline: bool = False, **kwargs) -> asyncio.subprocess.Process:
-
     if roots is None:
         roots = await free_db(_roots_of)(user)
     launch = await asyncio.to_thread(prepare, user, argv, cwd=cwd, env=env, expose=expose, writable=writable,

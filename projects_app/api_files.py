@@ -20,13 +20,8 @@ class LocatedView(V2RequestView):
         workspace = request.GET.get("location[workspace]")
         if request.GET.get("directory") or not (directory or workspace):
             return super().context(request)
-        cached = getattr(request, "_runtime_context", None)
-        if cached is None:
-            query = {k: v for k, v in (("directory", directory), ("workspace", workspace)) if v}
-            cached = runtime.resolve(request.user, query, request.headers, allow_workspace=True,
-                                     roots=getattr(request.auth, "roots", None))
-            request._runtime_context = cached
-        return cached
+        query = {k: v for k, v in (("directory", directory), ("workspace", workspace)) if v}
+        return runtime.from_request(request, allow_workspace=True, query=query)
 
     def located(self, request, data) -> Response:
         return Response({"location": self.context(request).location(), "data": data})

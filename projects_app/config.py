@@ -145,7 +145,12 @@ def _user_layer_columns() -> str:
 
 
 def user_layer(user) -> dict:
-    return _stored_layer(f"SELECT {_user_layer_columns()}", [user.pk])
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {_user_layer_columns()}", [user.pk])
+        row = cursor.fetchone()
+    return _layer(row[0] if row else None)
 
 
 def _stored_layers(context) -> tuple[dict, dict]:
@@ -164,15 +169,6 @@ def _stored_layers(context) -> tuple[dict, dict]:
         for which, text in cursor.fetchall():
             layers[which] = _layer(text)
     return layers[0], layers[1]
-
-
-def _stored_layer(sql: str, params: list) -> dict:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
-    return _layer(row[0] if row else None)
 
 
 def _layer(text: str | None) -> dict:

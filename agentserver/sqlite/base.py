@@ -72,8 +72,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
             self._end_turn()
             raise
 
-    def _end_turn(self):
-        if self._holds_writer and not (self.connection is not None and self.connection.in_transaction):
+    def _end_turn(self, *, closing: bool = False):
+        if self._holds_writer and (closing or not (self.connection is not None and self.connection.in_transaction)):
             self._holds_writer = False
             _writer.release()
 
@@ -93,6 +93,4 @@ class DatabaseWrapper(base.DatabaseWrapper):
         try:
             return super()._close()
         finally:
-            if self._holds_writer:
-                self._holds_writer = False
-                _writer.release()
+            self._end_turn(closing=True)

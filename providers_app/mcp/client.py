@@ -125,7 +125,6 @@ async def _transport(target: Target, kind: str, seen: dict):
 
         from agentserver import sandbox
 
-
         owner, roots = await free_db(_owner_and_roots)(target.user_id)
         # The user's sandbox; a server the user configured is a program they chose, never the server's own.
         launch = await asyncio.to_thread(sandbox.prepare, owner, config["command"],

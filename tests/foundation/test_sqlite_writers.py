@@ -8,6 +8,7 @@ import pytest
 from django.db import connection, transaction
 
 from agentserver.models import EventLog
+from agentserver.sqlite.base import _writer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -57,6 +58,7 @@ def holding_a_write_transaction(type: str) -> tuple[threading.Thread, list, thre
 
 def test_a_second_writer_waits_for_the_first_to_commit_and_then_writes():
     first_thread, first_outcome, release = holding_a_write_transaction("first")
+    assert _writer.locked(), "a write transaction holds the process's writer turn"
     second_thread, second_outcome = in_thread(lambda: log_row("second"))
     time.sleep(0.2)
     assert second_thread.is_alive(), "the second writer must wait for the first transaction"
@@ -72,10 +74,13 @@ def test_the_turn_is_given_back_after_a_rollback_and_after_a_failed_statement():
     with pytest.raises(RuntimeError):
         with transaction.atomic():
             log_row("rolled back")
+            assert _writer.locked()
             raise RuntimeError("abort")
+    assert not _writer.locked()
     with pytest.raises(Exception):
         with connection.cursor() as cursor:
             cursor.execute("INSERT INTO no_such_table VALUES (1)")
+    assert not _writer.locked()
     thread, outcome = in_thread(lambda: log_row("after"))
     thread.join(10)
     assert outcome == ["ok"]
