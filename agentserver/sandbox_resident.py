@@ -1,6 +1,6 @@
 """Resident sandboxes: one long-lived sandbox per user (and mount set) that runs the server's own short
-programs on the user's files (git for project detection, vcs.*, file status), instead of a new sandbox per
-program.
+programs on the user's files (git for project detection, vcs.*, file status, workspaces, `git init`,
+snapshots), instead of a new sandbox per program.
 
 A new sandbox costs a few milliseconds (bubblewrap's namespaces and mounts, then the prlimit and setpriv
 execs), more than a `git status` itself, and every client polls such reads. A resident sandbox is built by

@@ -42,6 +42,8 @@ DEBUG = os.environ.get("AGENTSERVER_DEBUG", "") == "1"
 ALLOWED_HOSTS = _env_list("AGENTSERVER_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 
 INSTALLED_APPS = [
+    # daphne only for `manage.py runserver` (a development server that speaks ASGI, so SSE and WebSocket
+    # routes work there too); workers are served by agentserver.serve (uvicorn: see its docstring).
     "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
@@ -127,7 +129,7 @@ else:
     # and prepared statements: with Django's defaults psycopg quoted every parameter into the SQL text in
     # Python and PostgreSQL parsed and planned every query anew; here a query a connection has run twice is
     # prepared (Django turns preparing off for external poolers such as pgbouncer; this pool is psycopg's).
-    # GET /session at 32 clients: about a third less CPU in PostgreSQL. Restart the workers after a
+    # GET /session at 32 clients: about two thirds less CPU in PostgreSQL. Restart the workers after a
     # migration, as any deploy does: a prepared statement does not follow a changed table.
     DATABASES["default"]["OPTIONS"] = {
         "pool": {"min_size": 1, "max_size": int(os.environ.get("AGENTSERVER_DB_POOL", "16"))},

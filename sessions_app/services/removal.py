@@ -1,5 +1,5 @@
 """Deleting a session as a user does: its agent loops (and those of its descendants) are stopped first, so
-none writes into deleted rows, then services/sessions.py deletes the rows."""
+none writes into deleted rows, then store/sessions.py deletes the rows."""
 from __future__ import annotations
 
 from sessions_app.models import Session
