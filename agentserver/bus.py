@@ -12,7 +12,6 @@ import logging
 import os
 import secrets
 import socket
-import threading
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -212,42 +211,6 @@ class Bus:
 
 
 BUS = Bus()
-_loop: asyncio.AbstractEventLoop | None = None
-_loop_lock = threading.Lock()
-
-
-def capture_loop() -> asyncio.AbstractEventLoop:
-    """Remember the server's event loop (called on it by the first stream or async publisher)."""
-    global _loop
-    loop = asyncio.get_running_loop()
-    if _loop is not loop:
-        with _loop_lock:
-            _loop = loop
-    return loop
-
-
-def server_loop() -> asyncio.AbstractEventLoop | None:
-    loop = _loop
-    return loop if loop is not None and not loop.is_closed() else None
-
-
-def on_loop_thread() -> bool:
-    try:
-        return asyncio.get_running_loop() is _loop
-    except RuntimeError:
-        return False
-
-
-def call_on_loop(callback, *args) -> bool:
-    """Run callback(*args) on the server loop from any thread; False when there is no loop (yet)."""
-    loop = server_loop()
-    if loop is None:
-        return False
-    try:
-        loop.call_soon_threadsafe(callback, *args)
-    except RuntimeError:  # loop closed during shutdown
-        return False
-    return True
 
 
 # ---- Redis bridge -----------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import threading
 from django.conf import settings
 from django.db import connection, transaction
 
-from agentserver import bus, shutdown, sql
+from agentserver import bus, loop as server_loop, shutdown, sql
 from agentserver.bus import Event
 
 log = logging.getLogger(__name__)
@@ -129,7 +129,7 @@ class _Outbox:
                 if item[0] == "control":
                     relay.publish(item[1])
         local = [item[1] for item in valid if item[3]]
-        if local and not bus.call_on_loop(self._deliver, local):
+        if local and not server_loop.call_soon(self._deliver, local):
             self._done(len(local))
         for item in batch:
             if item[0] == "warm":
@@ -221,7 +221,7 @@ def publish(type: str, properties: dict, *, owner_id: int, directory: str | None
 
     if _running_loop() is not None:
         # Async code has no ORM transaction here (and transaction.on_commit would touch the connection).
-        bus.capture_loop()
+        server_loop.capture_running()
         emit()
     else:
         transaction.on_commit(emit)
@@ -241,7 +241,7 @@ async def publish_delta(type: str, properties: dict, *, owner_id: int, directory
 def publish_delta_now(type: str, properties: dict, *, owner_id: int, directory: str | None = None,
                       workspace_id: str | None = None, project_id: str | None = None) -> None:
     """publish_delta for plain callbacks on the event loop (loop.call_at): same order guarantees."""
-    bus.capture_loop()
+    server_loop.capture_running()
     event = Event(type=type, properties=properties, owner_id=owner_id, directory=directory,
                   workspace_id=workspace_id, project_id=project_id)
     if OUTBOX.idle:
@@ -254,7 +254,7 @@ def publish_delta_now(type: str, properties: dict, *, owner_id: int, directory: 
 
 def revoke_token(token_id: int) -> None:
     """Close the open streams authenticated with this token, on every worker."""
-    bus.call_on_loop(bus.BUS.revoke, token_id)
+    server_loop.call_soon(bus.BUS.revoke, token_id)
     if bus.bridge() is not None:
         OUTBOX.put_control({"revoke": token_id})
 

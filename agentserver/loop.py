@@ -36,15 +36,21 @@ _bind_lock = threading.Lock()
 
 
 async def capture() -> asyncio.AbstractEventLoop:
-    """Remember the running loop as the server loop and give it the default executor whose threads give
-    their database connections back (idempotent; runs on the loop: at the ASGI lifespan's startup, or the
-    first request under a server without one)."""
+    """Remember the running loop as the server loop (at the ASGI lifespan's startup, or the first request
+    under a server without one)."""
+    return capture_running()
+
+
+def capture_running() -> asyncio.AbstractEventLoop:
+    """capture() for plain code running on the loop (event streams, publishers on the loop): remembers the
+    loop and gives it the default executor whose threads give their database connections back. Idempotent
+    and cheap: publishers call it for every event."""
     global _loop
     loop = asyncio.get_running_loop()
     if _loop is not loop:
         loop.set_default_executor(_ReleasingExecutor(thread_name_prefix="loop-executor"))
         _loop = loop
-    return _loop
+    return loop
 
 
 def give_back_connections() -> None:
@@ -75,6 +81,19 @@ class _ReleasingExecutor(ThreadPoolExecutor):
 
 def captured() -> asyncio.AbstractEventLoop | None:
     return _loop
+
+
+def call_soon(callback: Callable[..., Any], *args) -> bool:
+    """Run callback(*args) on the server loop from any thread; False when there is no loop (yet, or any
+    more: closed during shutdown)."""
+    loop = _loop
+    if loop is None or loop.is_closed():
+        return False
+    try:
+        loop.call_soon_threadsafe(callback, *args)
+    except RuntimeError:  # closed between the check and the call
+        return False
+    return True
 
 
 def server_loop() -> asyncio.AbstractEventLoop:

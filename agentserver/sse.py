@@ -15,10 +15,9 @@ from django.db import connection
 from django.http import JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from agentserver import bus, context as runtime
+from agentserver import bus, context as runtime, loop as server_loop
 from agentserver.bus import BUS, GLOBAL, INSTANCE, V2, Subscriber, server_event
 from agentserver.errors import ApiError, TooManyRequests, error_response
-from agentserver.loop import free_db
 
 log = logging.getLogger(__name__)
 REPLAY_LIMIT = 5000
@@ -98,7 +97,7 @@ def _replay(subscriber: Subscriber, last_event_id: str) -> tuple[list[bus.Event]
 
 
 async def _open_stream(request, shape: str):
-    loop = bus.capture_loop()
+    loop = server_loop.capture_running()
     if request.method != "GET":
         response = JsonResponse({"name": "MethodNotAllowedError",
                                  "data": {"message": f'Method "{request.method}" not allowed.'}}, status=405)
@@ -192,7 +191,7 @@ async def _watch_tokens() -> None:
         if not token_ids:
             continue
         try:
-            live = await free_db(_live_tokens)(token_ids)
+            live = await server_loop.free_db(_live_tokens)(token_ids)
         except Exception:
             log.exception("could not check the tokens of open event streams")
             continue

@@ -7,7 +7,7 @@ import threading
 import pytest
 from django.db import connection
 
-from agentserver import bus, events
+from agentserver import bus, events, loop as server_loop
 from agentserver.bus import GLOBAL, Subscriber
 from agentserver.models import EventLog
 
@@ -29,7 +29,7 @@ def loop():
 
 def test_events_from_threads_and_the_loop_arrive_logged_complete_and_in_log_order(loop):
     async def subscribe():
-        bus.capture_loop()
+        server_loop.capture_running()
         subscriber = Subscriber(owner_id=OWNER, token_id=None, shape=GLOBAL, maxsize=10_000)
         bus.BUS.add(subscriber)
         return subscriber
