@@ -136,7 +136,8 @@ scaled() {
                 "${args[@]}" --json "$WORK/two-$round.json" >/dev/null; }
     if (( round % 2 )); then one; two; else two; one; fi
   done
-  $PY bench/throughput.py compare two-workers one-worker "$WORK"/two-*.json -- "$WORK"/one-*.json | grep -v " fresh "
+  $PY bench/throughput.py compare --machine keep-alive two-workers one-worker \
+      "$WORK"/two-*.json -- "$WORK"/one-*.json | grep -v " fresh "
   echo
 }
 

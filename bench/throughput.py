@@ -16,7 +16,8 @@ wrk opens a new TCP connection per request (its latency clock starts once connec
 handshake is tens of microseconds). Each run lasts --seconds (2 by default); loopback only.
 
 --json FILE writes every figure as {"route | mode | clients": {"rps", "p50_ms", "p99_ms", "errors"}};
-`throughput.py compare NAME_A NAME_B a*.json -- b*.json` prints the ratio table (medians) of such runs.
+`throughput.py compare NAME_A NAME_B a*.json -- b*.json` prints the ratio table (medians) of such runs;
+with `--machine MODE` first, also how many of the machine's cores were busy during that mode's figures.
 --spread-to URL divides the clients among several workers of one server (the scaled mode).
 """
 from __future__ import annotations
@@ -119,18 +120,33 @@ def wrk(url: str, headers: dict[str, str], *, clients: int, seconds: float, meth
             "errors": failed}
 
 
+def _machine_jiffies() -> tuple[int, int] | None:
+    """(busy, all) CPU time of the whole machine so far, in clock ticks summed over its cores (Linux)."""
+    try:
+        with open("/proc/stat") as stat:
+            user, nice, system, idle, iowait, irq, softirq, steal = map(int, stat.readline().split()[1:9])
+    except (OSError, ValueError):
+        return None
+    busy = user + nice + system + irq + softirq + steal
+    return busy, busy + idle + iowait
+
+
 def wrk_spread(urls: list[str], headers: dict[str, str], *, clients: int, seconds: float, **kwargs) -> dict:
     """The clients divided among several workers of one server (as a balancer would): one wrk per worker,
-    all at once; requests/s add up, latencies are the slowest worker's."""
-    if len(urls) == 1:
-        return wrk(urls[0], headers, clients=clients, seconds=seconds, **kwargs)
+    all at once; requests/s add up, latencies are the slowest worker's. Also how much of the machine was busy
+    meanwhile (`cores_busy`: the server, its database and the load generator together)."""
+    before = _machine_jiffies()
     share = max(1, clients // len(urls))
     with ThreadPoolExecutor(len(urls)) as pool:
         figures = list(pool.map(lambda url: wrk(url, headers, clients=share, seconds=seconds, **kwargs), urls))
+    after = _machine_jiffies()
     if any(f["p50_ms"] is None for f in figures):
-        return figures[0] if figures[0]["p50_ms"] is None else figures[1]
-    return {"rps": sum(f["rps"] for f in figures), "p50_ms": max(f["p50_ms"] for f in figures),
-            "p99_ms": max(f["p99_ms"] for f in figures), "errors": sum(f["errors"] for f in figures)}
+        return next(f for f in figures if f["p50_ms"] is None)
+    result = {"rps": sum(f["rps"] for f in figures), "p50_ms": max(f["p50_ms"] for f in figures),
+              "p99_ms": max(f["p99_ms"] for f in figures), "errors": sum(f["errors"] for f in figures)}
+    if before and after and after[1] > before[1]:
+        result["cores_busy"] = (after[0] - before[0]) / (after[1] - before[1]) * os.cpu_count()
+    return result
 
 
 def run(base_url: str, headers: dict[str, str], *, directory: str | None, write_directory: str | None,
@@ -163,9 +179,9 @@ def _median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def compare(ours: list[str], theirs: list[str], *, names: tuple[str, str]) -> None:
+def compare(ours: list[str], theirs: list[str], *, names: tuple[str, str], machine: tuple[str, ...] = ()) -> None:
     """The ratio table from several --json runs of two servers: medians of each figure, ours / theirs
-    (req/s: higher is better; p50: lower is better)."""
+    (req/s: higher is better; p50: lower is better). `machine`: modes whose machine CPU to show as well."""
     load = lambda files: [json.load(open(f)) for f in files]  # noqa: E731
     a, b = load(ours), load(theirs)
     print(f"medians of {len(a)} / {len(b)} runs; ratio = {names[0]} / {names[1]}")
@@ -179,13 +195,35 @@ def compare(ours: list[str], theirs: list[str], *, names: tuple[str, str]) -> No
         fmt = lambda x, spec: format(x, spec) if x is not None else "-"  # noqa: E731
         print(f"{route:<18} {mode:<10} {count:>3} | {fmt(rps_a, '14.1f')} {fmt(rps_b, '10.1f')} {ratio(rps_a, rps_b)} | "
               f"{fmt(p50_a, '15.2f')} {fmt(p50_b, '10.2f')} {ratio(p50_a, p50_b)}")
+    if machine:
+        _machine_table(a, b, names=names, keys=[k for k in a[0] if k.split(" | ")[1] in machine])
+
+
+def _machine_table(a: list[dict], b: list[dict], *, names: tuple[str, str], keys: list[str]) -> None:
+    """Cores busy on the whole machine during each figure (server, database, load generator: everything on
+    it), and that CPU time per request: when two workers keep the machine busy, the machine is the limit."""
+    print(f"machine CPU, medians ({os.cpu_count()} cores; server, database and load generator together)")
+    print(f"{'route':<18} {'mode':<10} {'c':>3} | {'cores busy ' + names[0]:>22} {names[1]:>10} | "
+          f"{'CPU ms/request ' + names[0]:>26} {names[1]:>10}")
+    for key in keys:
+        route, mode, count = key.split(" | ")
+        cores = [_median([r[key].get("cores_busy") for r in runs if key in r]) for runs in (a, b)]
+        per_request = [_median([r[key]["cores_busy"] * 1000 / r[key]["rps"] for r in runs
+                                if key in r and r[key].get("cores_busy") and r[key]["rps"]]) for runs in (a, b)]
+        fmt = lambda x, spec: format(x, spec) if x is not None else "-"  # noqa: E731
+        print(f"{route:<18} {mode:<10} {count:>3} | {fmt(cores[0], '22.2f')} {fmt(cores[1], '10.2f')} | "
+              f"{fmt(per_request[0], '26.2f')} {fmt(per_request[1], '10.2f')}")
 
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "compare":
-        # bench/throughput.py compare NAME_A NAME_B a1.json a2.json ... -- b1.json b2.json ...
-        split = sys.argv.index("--")
-        compare(sys.argv[4:split], sys.argv[split + 1:], names=(sys.argv[2], sys.argv[3]))
+        # bench/throughput.py compare [--machine MODE] NAME_A NAME_B a1.json a2.json ... -- b1.json b2.json ...
+        argv = sys.argv[2:]
+        machine = ()
+        if argv[0] == "--machine":
+            machine, argv = (argv[1],), argv[2:]
+        split = argv.index("--")
+        compare(argv[2:split], argv[split + 1:], names=(argv[0], argv[1]), machine=machine)
         return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("base_url")
