@@ -6,13 +6,12 @@ thread also means a new database connection, since Django's connections are per 
 the synchronous middleware chain and the view run in one call on a long-lived pool thread, which keeps its
 connection between requests (CONN_MAX_AGE), and requests still run side by side (one thread each).
 
-Admission: at most `running` requests do Python work at once; the others wait on the event loop for a
-slot. One process runs Python one thread at a time (the GIL), so more threads only add switching: at 32
-concurrent clients on 32 threads a GET /session cost three times the CPU it costs alone, most of it the
-event loop thread waiting to get the GIL back from the request threads. A request that holds its slot for
-longer than SLOW_AFTER seconds (a sync `session.prompt` waiting for its answer, an MCP call, a large search)
-gives the slot up and goes on running on its thread, so slow requests never starve quick ones; one that is
-about to wait for a child process gives it up at once (agentserver.loop.let_others_run).
+Admission (agentserver/admission.py): at most `running` requests do Python work at once, the others wait in
+a queue that the threads holding the slots take them from. One process runs Python one thread at a time (the
+GIL), so more threads only add switching: at 32 concurrent clients on 32 threads a GET /session cost three
+times the CPU it costs alone, most of it the event loop thread waiting to get the GIL back from the request
+threads. A request that holds its slot for longer than SLOW_AFTER seconds gives it up and goes on running
+on its thread, so slow requests never starve quick ones.
 
 Two middleware chains: the JSON API, called with tokens, runs settings.API_MIDDLEWARE (CORS, body size,
 security headers); the admin, its static files, the public share pages and any request that carries the
@@ -28,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import functools
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -43,6 +41,7 @@ from django.http import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
 from django.utils.module_loading import import_string
 
+from agentserver.admission import Lanes
 from agentserver.loop import request_turn
 
 
@@ -57,11 +56,17 @@ SLOW_AFTER = 0.05
 
 
 def _on_thread(loop, function, args):
+    _adopt_loop(loop)
+    return function(*args)
+
+
+def _adopt_loop(loop) -> None:
+    """Tell this pool thread which loop is the server's, as sync_to_async would: async_to_sync inside (an
+    async view behind the synchronous middleware) then runs the coroutine there."""
     local = SyncToAsync.threadlocal
     local.main_event_loop = loop
     local.main_event_loop_pid = os.getpid()
     local.task_context = []
-    return function(*args)
 
 
 class ApiHandler(BaseHandler):
@@ -96,7 +101,6 @@ def wants_full_chain(scope) -> bool:
 class PooledASGIHandler(ASGIHandler):
     def __init__(self, threads: int, running: int):
         super().__init__()
-        self._slots = asyncio.Semaphore(max(1, running))
         self._sync_handler = BaseHandler()
         self._sync_handler.load_middleware(is_async=False)
         self._api_handler = ApiHandler()
@@ -104,6 +108,7 @@ class PooledASGIHandler(ASGIHandler):
         self._threads = threads
         self._busy = 0
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="http")
+        self._lanes = Lanes(self._pool, running=running, slow_after=SLOW_AFTER)
 
     async def _in_pool(self, function, *args):
         """Run `function(*args)` on a pool thread in a copy of the caller's context. This is asgiref's
@@ -127,22 +132,10 @@ class PooledASGIHandler(ASGIHandler):
         for receiver in async_receivers:
             await receiver(signal=signals.request_started, sender=ASGIHandler, scope=scope)
         self._busy += 1
-        await self._slots.acquire()
-        held = [True]
-
-        def give_back() -> None:
-            if held[0]:
-                held[0] = False
-                self._slots.release()
-
-        loop = asyncio.get_running_loop()
-        slow = loop.call_later(SLOW_AFTER, give_back)
         try:
-            response = await self._in_pool(self._serve, scope, body_file, sync_receivers,
-                                           functools.partial(loop.call_soon_threadsafe, give_back))
+            response = await self._lanes.run(self._serve, asyncio.get_running_loop(), scope, body_file,
+                                             sync_receivers)
         finally:
-            slow.cancel()
-            give_back()
             self._busy -= 1
         try:
             if response.streaming:
@@ -153,9 +146,10 @@ class PooledASGIHandler(ASGIHandler):
         finally:
             body_file.close()
 
-    def _serve(self, scope, body_file, started_receivers, give_up_turn) -> HttpResponseBase:
-        """Everything synchronous about one request; a complete (non-streaming) response is closed here too,
-        so request_finished runs on the thread that owns the request's database connection."""
+    def _serve(self, loop, scope, body_file, started_receivers, give_up_turn) -> HttpResponseBase:
+        """Everything synchronous about one request, on a pool thread; a complete (non-streaming) response is
+        closed here too, so request_finished runs on the thread that owns the request's database connection."""
+        _adopt_loop(loop)
         with request_turn(give_up_turn):
             return self._respond(scope, body_file, started_receivers)
 

@@ -1,0 +1,127 @@
+"""The HTTP handler's admission (agentserver/admission.py): a real thread pool and event loop, no server."""
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from agentserver.admission import Lanes
+
+LONG = 10.0  # liveness bound: a test that waits this long has found a stuck lane
+
+
+@pytest.fixture
+def pool():
+    with ThreadPoolExecutor(8) as executor:
+        yield executor
+
+
+class Recorder:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.now = 0
+        self.most = 0
+        self.started: list[int] = []
+
+    def job(self, number: int, give_up_turn, *, hold: threading.Event | None = None) -> int:
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+            self.started.append(number)
+        if hold is not None:
+            hold.wait(LONG)
+        else:
+            threading.Event().wait(0.002)
+        with self.lock:
+            self.now -= 1
+        return number * 10
+
+
+def test_requests_start_in_arrival_order_and_no_more_than_running_at_once(pool):
+    recorder = Recorder()
+
+    async def main():
+        lanes = Lanes(pool, running=2, slow_after=LONG)
+        return await asyncio.gather(*(lanes.run(recorder.job, n) for n in range(30)))
+
+    assert asyncio.run(main()) == [n * 10 for n in range(30)]
+    assert recorder.most == 2
+    assert recorder.started == sorted(recorder.started)
+
+
+def test_one_slot_runs_one_request_at_a_time(pool):
+    recorder = Recorder()
+
+    async def main():
+        lanes = Lanes(pool, running=1, slow_after=LONG)
+        return await asyncio.gather(*(lanes.run(recorder.job, n) for n in range(20)))
+
+    asyncio.run(main())
+    assert recorder.most == 1
+    assert recorder.started == list(range(20))
+
+
+def test_a_slow_request_gives_its_slot_up_and_the_next_runs_meanwhile(pool):
+    recorder = Recorder()
+    hold = threading.Event()
+
+    async def main():
+        lanes = Lanes(pool, running=1, slow_after=0.05)
+        slow = lanes.run(lambda give_up: recorder.job(1, give_up, hold=hold))
+        quick = await asyncio.wait_for(lanes.run(recorder.job, 2), LONG)
+        assert not slow.done()
+        hold.set()
+        return quick, await asyncio.wait_for(slow, LONG)
+
+    assert asyncio.run(main()) == (20, 10)
+    assert recorder.most == 2
+
+
+def test_giving_the_turn_up_lets_the_next_request_run_at_once(pool):
+    hold = threading.Event()
+
+    def waits_for_a_child(give_up_turn):
+        give_up_turn()
+        give_up_turn()  # twice is harmless
+        hold.wait(LONG)
+        return "slow"
+
+    async def main():
+        lanes = Lanes(pool, running=1, slow_after=LONG)
+        slow = lanes.run(waits_for_a_child)
+        quick = await asyncio.wait_for(lanes.run(lambda give_up: "quick"), LONG)
+        hold.set()
+        return quick, await asyncio.wait_for(slow, LONG)
+
+    assert asyncio.run(main()) == ("quick", "slow")
+
+
+def test_an_error_reaches_its_caller_and_the_lane_goes_on(pool):
+    def fails(give_up_turn):
+        raise ValueError("bad input")
+
+    async def main():
+        lanes = Lanes(pool, running=1, slow_after=LONG)
+        failing = lanes.run(fails)
+        after = lanes.run(lambda give_up: "next")
+        with pytest.raises(ValueError, match="bad input"):
+            await asyncio.wait_for(failing, LONG)
+        return await asyncio.wait_for(after, LONG)
+
+    assert asyncio.run(main()) == "next"
+
+
+def test_a_caller_that_went_away_does_not_stop_the_lane(pool):
+    hold = threading.Event()
+
+    async def main():
+        lanes = Lanes(pool, running=1, slow_after=LONG)
+        first = lanes.run(lambda give_up: hold.wait(LONG))
+        abandoned = lanes.run(lambda give_up: "nobody reads this")
+        abandoned.cancel()
+        last = lanes.run(lambda give_up: "last")
+        hold.set()
+        await asyncio.wait_for(first, LONG)
+        return await asyncio.wait_for(last, LONG)
+
+    assert asyncio.run(main()) == "last"
