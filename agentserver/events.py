@@ -10,6 +10,7 @@ earlier is still on its way."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import queue
@@ -78,6 +79,13 @@ class _Outbox:
                     self._thread.start()
                     shutdown.on_exit(lambda: self.flush(5.0))
         self._queue.put(item)
+        if here and item[0] == "event" and getattr(_together, "depth", 0):
+            _together.queued = True
+            return
+        self.kick(here=here)
+
+    def kick(self, *, here: bool = True) -> None:
+        """Process what is queued: on this thread when the turn is free, else on the outbox thread."""
         if here and _running_loop() is None and self._turn.acquire(blocking=False):
             try:
                 self._drain()
@@ -203,6 +211,25 @@ class _Outbox:
 
 
 OUTBOX = _Outbox()
+
+
+_together = threading.local()
+
+
+@contextlib.contextmanager
+def together():
+    """Events this thread publishes inside (after their commits) are logged as one batch when the block
+    ends, one INSERT and one commit for all of them rather than one each: a service that publishes several
+    events at once (session.create: session.created and session.updated) wraps them in this."""
+    depth = getattr(_together, "depth", 0)
+    _together.depth = depth + 1
+    try:
+        yield
+    finally:
+        _together.depth = depth
+        if depth == 0 and getattr(_together, "queued", False):
+            _together.queued = False
+            OUTBOX.kick()
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

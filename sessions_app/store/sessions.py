@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from django.conf import settings
 from django.db import transaction
 
-from agentserver import ids, sql
+from agentserver import events, ids, sql
 from agentserver.context import RuntimeContext
 from projects_app.models import now_ms
 from sessions_app.models import Message, Part, Session
@@ -58,8 +58,9 @@ def session_create(*, context: RuntimeContext, parent_id: str | None = None, tit
     # A new session has no share yet: rendering it need not ask the database (twice: event and response).
     Session.share.related.set_cached_value(session, None)
     payload = session_event(session)
-    publish_for(session, "session.created", payload)
-    publish_for(session, "session.updated", payload)
+    with events.together():
+        publish_for(session, "session.created", payload)
+        publish_for(session, "session.updated", payload)
     if not parent_id:
         from sessions_app.store import sharing
 
