@@ -28,7 +28,7 @@ class _Job:
 
     def __init__(self, function, args, context, future, loop):
         self.function, self.args, self.context, self.future, self.loop = function, args, context, future, loop
-        self.started: float | None = None
+        self.started = 0.0  # set when a slot's thread takes it
         self.released = False
 
 
@@ -115,7 +115,7 @@ class Lanes:
         """While requests wait, release the slots of those running for longer than slow_after (on the loop)."""
         deadline = time.monotonic() - self._slow_after
         with self._lock:
-            slow = [job for job in self._running if job.started is not None and job.started <= deadline]
+            slow = [job for job in self._running if job.started <= deadline]
         for job in slow:
             self._release(job)
         with self._lock:

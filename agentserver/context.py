@@ -164,8 +164,8 @@ def resolve(user, query: dict, headers: dict, *, allow_workspace: bool = False,
         if workspace is None:
             raise NotFound(f"Workspace not found: {workspace_id}")
         directory = directory or workspace.directory
-    return context_for_directory(user, directory or default_directory(user, roots=roots), workspace_id=workspace_id,
-                                 roots=roots)
+    directory = directory or default_directory(user, roots=roots)
+    return context_for_directory(user, directory, workspace_id=workspace_id, roots=roots)
 
 
 def from_request(request, *, allow_workspace: bool = False, query: dict | None = None) -> RuntimeContext:

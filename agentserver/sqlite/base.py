@@ -72,8 +72,11 @@ class DatabaseWrapper(base.DatabaseWrapper):
             self._end_turn()
             raise
 
+    def _in_transaction(self) -> bool:
+        return self.connection is not None and self.connection.in_transaction
+
     def _end_turn(self, *, closing: bool = False):
-        if self._holds_writer and (closing or not (self.connection is not None and self.connection.in_transaction)):
+        if self._holds_writer and (closing or not self._in_transaction()):
             self._holds_writer = False
             _writer.release()
 

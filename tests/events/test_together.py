@@ -47,6 +47,16 @@ def test_nothing_is_logged_before_the_outermost_block_ends():
     assert logged() == [0, 1]
 
 
+def test_events_published_before_an_error_in_the_block_are_still_logged():
+    assert events.flush(10)
+    with pytest.raises(RuntimeError):
+        with events.together():
+            events.publish("test.together", {"seq": 0}, owner_id=OWNER, directory="/d")
+            raise RuntimeError("the service failed after its commit")
+    assert events.flush(10)
+    assert logged() == [0]
+
+
 def test_a_flush_inside_the_block_logs_what_is_queued_and_does_not_wait_for_the_end():
     with events.together():
         events.publish("test.together", {"seq": 0}, owner_id=OWNER, directory="/d")

@@ -114,10 +114,14 @@ def test_an_error_reaches_its_caller_and_the_lane_goes_on(pool):
 def test_a_caller_that_went_away_does_not_stop_the_lane(pool):
     hold = threading.Event()
 
+    ran = []
+    loop_errors = []
+
     async def main():
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: loop_errors.append(context))
         lanes = Lanes(pool, running=1, slow_after=LONG)
         first = lanes.run(lambda give_up: hold.wait(LONG))
-        abandoned = lanes.run(lambda give_up: "nobody reads this")
+        abandoned = lanes.run(lambda give_up: ran.append("abandoned"))
         abandoned.cancel()
         last = lanes.run(lambda give_up: "last")
         hold.set()
@@ -125,3 +129,23 @@ def test_a_caller_that_went_away_does_not_stop_the_lane(pool):
         return await asyncio.wait_for(last, LONG)
 
     assert asyncio.run(main()) == "last"
+    assert ran == ["abandoned"]  # it still ran (the request's work is not undone), and its answer was dropped
+    assert loop_errors == []  # ...without an InvalidStateError from answering a cancelled future
+
+
+def test_giving_the_turn_up_after_the_request_ended_frees_no_extra_slot(pool):
+    recorder = Recorder()
+    late = []
+
+    def keeps_its_give_up(give_up_turn):
+        late.append(give_up_turn)
+        return "done"
+
+    async def main():
+        lanes = Lanes(pool, running=1, slow_after=LONG)
+        assert await asyncio.wait_for(lanes.run(keeps_its_give_up), LONG) == "done"
+        late[0]()  # a stray call after the end must not count as a slot given back
+        return await asyncio.gather(*(lanes.run(recorder.job, n) for n in range(10)))
+
+    asyncio.run(main())
+    assert recorder.most == 1
