@@ -1,11 +1,35 @@
-"""Base view and input parsing shared by every DRF route. Views stay thin: parse, call one service
-or selector, render."""
+"""The HTTP edge every DRF route goes through: the base views, input parsing, the strict input fields, the
+one wording of a 400, the v2 envelopes, and how a URL pattern is registered (named by its operation ids).
+Views stay thin: parse, call one service or selector, render."""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable
+
+from django.core.exceptions import ImproperlyConfigured
+from django.urls import URLPattern, path
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentserver import context as runtime
-from agentserver.errors import BadRequest
+from agentserver.context import RuntimeContext
+from agentserver.errors import BadRequest, invalid_input
+
+MAX_ID = 64
+
+# ---- the runtime context of a request ------------------------------------------------------------------
+# How a request's directory becomes a RuntimeContext (git, projects, workspaces, the user's roots) is
+# projects_app's to know; it hands its resolver in at start-up (ProjectsAppConfig.ready).
+ContextResolver = Callable[..., RuntimeContext]
+_resolve_context: ContextResolver | None = None
+
+
+def resolve_contexts_with(resolver: ContextResolver) -> None:
+    """`resolver(request, *, allow_workspace: bool, query: dict | None) -> RuntimeContext`."""
+    global _resolve_context
+    _resolve_context = resolver
 
 
 class ApiView(APIView):
@@ -20,8 +44,11 @@ class ApiView(APIView):
             # would have answered 404 first.
             request.data  # noqa: B018
 
-    def context(self, request) -> runtime.RuntimeContext:
-        return runtime.from_request(request, allow_workspace=self.allow_workspace)
+    def context(self, request, *, query: dict | None = None) -> RuntimeContext:
+        """`query`: the directory/workspace parameters when the route takes them in another form."""
+        if _resolve_context is None:
+            raise ImproperlyConfigured("no runtime context resolver: is projects_app installed?")
+        return _resolve_context(request, allow_workspace=self.allow_workspace, query=query)
 
 
 class V2RequestView(ApiView):
@@ -30,6 +57,38 @@ class V2RequestView(ApiView):
     allow_workspace = True
 
 
+class LocatedView(V2RequestView):
+    """v2 view that answers `{location, data}` and also takes the TUI's `location[directory]` /
+    `location[workspace]` query form."""
+
+    def context(self, request, *, query: dict | None = None) -> RuntimeContext:
+        directory = request.GET.get("location[directory]")
+        workspace = request.GET.get("location[workspace]")
+        if query is not None or request.GET.get("directory") or not (directory or workspace):
+            return super().context(request, query=query)
+        located = {k: v for k, v in (("directory", directory), ("workspace", workspace)) if v}
+        return super().context(request, query=located)
+
+    def located(self, request, data) -> Response:
+        return Response({"location": self.context(request).location(), "data": data})
+
+
+# ---- the one wording of a 400 ----------------------------------------------------------------------------
+
+def expected(what: str, value) -> str:
+    """A value of the wrong kind, worded as opencode words it: `Expected string, got 5`."""
+    try:
+        shown = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        shown = repr(value)
+    return f"Expected {what}, got {shown if len(shown) <= 80 else shown[:79] + '…'}"
+
+
+def _an_id(prefix: str, label: str | None) -> str:
+    return f'{f"a {label}" if label else "an"} id ("{prefix}…", at most {MAX_ID} characters)'
+
+
+# ---- input ---------------------------------------------------------------------------------------------
 # DRF builds a serializer's fields anew for every instance (a deep copy of each declared field, validators
 # and all), which cost more than the validation itself on every request. The input serializers here carry no
 # per-request state in their fields (no context, no instance), so each class binds its fields once and every
@@ -67,46 +126,32 @@ def parse(serializer_class: type[serializers.Serializer], data, *, kind: str = "
     """Validate `data` with a serializer; a non-object body or invalid field is a 400 BadRequestError."""
     if data is None:
         data = {}
-    if kind == "Body" and not isinstance(data, dict):
-        raise BadRequest("Request body must be a JSON object", kind=kind)
+    if kind == "Body":
+        body_object(data)
     if not data and isinstance(data, dict) and _empty_is_empty(serializer_class, partial):
         return {}
     serializer = _serializer(serializer_class, data, partial)
     if not serializer.is_valid():
-        from agentserver.errors import issues_from_detail
-
-        issues = issues_from_detail(serializer.errors)
-        message = "; ".join(f"{'.'.join(str(p) for p in i['path']) or kind.lower()}: {i['message']}" for i in issues)
-        raise BadRequest(message or "Invalid input", kind=kind, issues=issues)
+        raise invalid_input(serializer.errors, kind=kind)
     return serializer.validated_data
 
 
-def parse_query(serializer_class, request) -> dict:
+def parse_query(serializer_class: type[serializers.Serializer], request) -> dict:
     return parse(serializer_class, request.GET.dict(), kind="Query")
+
+
+def body_object(data, what: str = "a JSON object") -> dict:
+    """A body that must be an object (a Config, a Part): anything else is a 400."""
+    if not isinstance(data, dict):
+        raise BadRequest(expected(what, data), kind="Body")
+    return data
 
 
 def id_param(value: str, prefix: str, label: str) -> str:
     """Path ids must carry their prefix: GET /session/abc is a 400, never a 500."""
-    if not isinstance(value, str) or not value.startswith(prefix) or len(value) > 64:
-        raise BadRequest(f"Invalid {label} id: {value!r} (expected {prefix}…)", kind="Params")
+    if not isinstance(value, str) or not value.startswith(prefix) or len(value) > MAX_ID:
+        raise BadRequest(expected(_an_id(prefix, label), value), kind="Params")
     return value
-
-
-class IdField(serializers.CharField):
-    def __init__(self, prefix: str, **kwargs):
-        self.prefix = prefix
-        kwargs.setdefault("max_length", 64)
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data):
-        value = super().to_internal_value(data)
-        if not value.startswith(self.prefix):
-            raise serializers.ValidationError(f"must start with {self.prefix!r}")
-        return value
-
-
-def ok(data=True, status: int = 200, headers: dict | None = None) -> Response:
-    return Response(data, status=status, headers=headers)
 
 
 class StrictCharField(serializers.CharField):
@@ -114,5 +159,102 @@ class StrictCharField(serializers.CharField):
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
-            raise serializers.ValidationError("must be a string")
+            raise serializers.ValidationError(expected("string", data), code="invalid")
         return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """true or false only: DRF's BooleanField would take "yes", 1 and "on"."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            raise serializers.ValidationError(expected("boolean", data), code="invalid")
+        return data
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON number that is whole: DRF's IntegerField would take "5" and true."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, (int, float)):
+            raise serializers.ValidationError(expected("integer", data), code="invalid")
+        return super().to_internal_value(data)
+
+
+ID_LABELS = {"ses": "session", "msg": "message", "prt": "part", "per": "permission", "que": "question",
+             "pty": "pty", "wrk": "workspace", "acc": "account"}
+
+
+class IdField(serializers.CharField):
+    """An id in a body or a query: a string with its prefix (`msg…`)."""
+
+    def __init__(self, prefix: str, **kwargs):
+        self.prefix = prefix
+        kwargs.setdefault("max_length", MAX_ID)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data) if isinstance(data, str) else data
+        if not isinstance(value, str) or not value.startswith(self.prefix):
+            raise serializers.ValidationError(expected(_an_id(self.prefix, ID_LABELS.get(self.prefix)), data),
+                                              code="invalid")
+        return value
+
+
+# ---- output --------------------------------------------------------------------------------------------
+
+def ok(data=True, status: int = 200, headers: dict | None = None) -> Response:
+    return Response(data, status=status, headers=headers)
+
+
+def encode_cursor(data: dict) -> str:
+    """A v2 list's opaque cursor (`cursor.next`, X-Next-Cursor)."""
+    return base64.urlsafe_b64encode(json.dumps(data, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def decode_cursor(value: str, *keys: str) -> dict:
+    try:
+        data = json.loads(base64.urlsafe_b64decode((value + "=" * (-len(value) % 4)).encode()))
+        if not isinstance(data, dict) or any(k not in data for k in keys):
+            raise ValueError
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        raise BadRequest(f"Invalid cursor: {value!r}", kind="Query")
+    return data
+
+
+def page(items: list, next_cursor: str | None) -> Response:
+    """The v2 list envelope: `{data, cursor: {next?}}` plus `X-Next-Cursor`."""
+    return Response({"data": items, "cursor": {"next": next_cursor} if next_cursor else {}},
+                    headers={"X-Next-Cursor": next_cursor} if next_cursor else None)
+
+
+# ---- routes --------------------------------------------------------------------------------------------
+
+def combine(*views: type[APIView]) -> type[APIView]:
+    """One view class with every handler of `views` (the first that defines a method wins) and their
+    operation_ids merged, for two operations on one URL (GET session.messages + POST session.prompt)."""
+    operation_ids: dict = {}
+    for view in views:
+        for method, operation in getattr(view, "operation_ids", {}).items():
+            operation_ids.setdefault(method, operation)
+    name = "".join(view.__name__.removesuffix("View") for view in views) + "View"
+    return type(name, tuple(views), {"operation_ids": operation_ids})
+
+
+def route(pattern: str, view, *operation_ids: str) -> URLPattern:
+    """The URL pattern of `view` (a view class, a tuple of classes that share the URL, or a plain view
+    function such as an event stream), named by its first operation id. `operation_ids` are exactly the
+    operations the view serves (its `operation_ids`), so grepping any of them finds the line that routes it."""
+    if not operation_ids:
+        raise ImproperlyConfigured(f"{pattern}: a route names its operation ids")
+    if isinstance(view, tuple) or isinstance(view, type):
+        views = view if isinstance(view, tuple) else (view,)
+        view_class = views[0] if len(views) == 1 else combine(*views)
+        served = set(getattr(view_class, "operation_ids", {}).values())
+        if served != set(operation_ids):
+            raise ImproperlyConfigured(f"{pattern}: {view_class.__name__} serves {sorted(served)}, "
+                                       f"the route names {sorted(operation_ids)}")
+        return path(pattern, view_class.as_view(), name=operation_ids[0])
+    if len(operation_ids) != 1:
+        raise ImproperlyConfigured(f"{pattern}: a plain view serves one operation (GET)")
+    return path(pattern, view, name=operation_ids[0])

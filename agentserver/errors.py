@@ -11,6 +11,8 @@ from rest_framework import exceptions as drf_exceptions
 from rest_framework.response import Response
 
 log = logging.getLogger(__name__)
+# The challenge every 401 carries (HTTP, event streams): the API takes Basic username:token or a Bearer token.
+REALM = 'Basic realm="agentserver"'
 
 
 class ApiError(Exception):
@@ -32,6 +34,11 @@ class BadRequest(ApiError):
 
     def __init__(self, message: str, *, kind: str = "Body", issues: list | None = None, **data):
         super().__init__(message, kind=kind, issues=issues or [], **data)
+
+
+class Unauthorized(ApiError):
+    status = 401
+    name = "UnauthorizedError"
 
 
 class NotFound(ApiError):
@@ -64,9 +71,10 @@ class TooManyRequests(ApiError):
 
 
 def error_response(error: ApiError, response_class=JsonResponse):
-    if response_class is JsonResponse:
-        return JsonResponse(error.body(), status=error.status)
-    return response_class(error.body(), status=error.status)
+    response = response_class(error.body(), status=error.status)
+    if error.status == 401:
+        response["WWW-Authenticate"] = REALM
+    return response
 
 
 def issues_from_detail(detail, path=()) -> list[dict]:
@@ -86,6 +94,18 @@ def issues_from_detail(detail, path=()) -> list[dict]:
     return [{"path": list(path), "message": str(detail)}]
 
 
+def bad_input(issues: list[dict], *, kind: str = "Body") -> BadRequest:
+    """The spec's 400 for invalid input: every issue, and a message that names each with its path."""
+    message = "; ".join(f"{'.'.join(str(p) for p in issue['path']) or kind.lower()}: {issue['message']}"
+                        for issue in issues)
+    return BadRequest(message or "Invalid input", kind=kind, issues=issues)
+
+
+def invalid_input(detail, *, kind: str = "Body") -> BadRequest:
+    """A DRF validation error (nested dicts and lists of messages) as the spec's 400."""
+    return bad_input(issues_from_detail(detail), kind=kind)
+
+
 def exception_handler(exc, context):
     if isinstance(exc, ApiError):
         return Response(exc.body(), status=exc.status)
@@ -94,15 +114,9 @@ def exception_handler(exc, context):
     if isinstance(exc, drf_exceptions.ParseError):
         return Response(BadRequest(f"Malformed JSON: {exc.detail}", kind="Body").body(), status=400)
     if isinstance(exc, drf_exceptions.ValidationError):
-        issues = issues_from_detail(exc.detail)
-        message = "; ".join(
-            f"{'.'.join(str(p) for p in issue['path']) or 'body'}: {issue['message']}" for issue in issues
-        ) or "Invalid request"
-        return Response(BadRequest(message, kind="Body", issues=issues).body(), status=400)
+        return Response(invalid_input(exc.detail).body(), status=400)
     if isinstance(exc, (drf_exceptions.NotAuthenticated, drf_exceptions.AuthenticationFailed)):
-        response = Response({"name": "UnauthorizedError", "data": {"message": str(exc.detail)}}, status=401)
-        response["WWW-Authenticate"] = 'Basic realm="agentserver"'
-        return response
+        return error_response(Unauthorized(str(exc.detail)), Response)
     if isinstance(exc, drf_exceptions.PermissionDenied):
         return Response(Forbidden(str(exc.detail)).body(), status=403)
     if isinstance(exc, drf_exceptions.NotFound):
@@ -115,3 +129,14 @@ def exception_handler(exc, context):
         return Response({"name": "UnknownError", "data": {"message": str(exc.detail)}}, status=exc.status_code)
     log.exception("unhandled error", exc_info=exc)
     return Response({"name": "UnknownError", "data": {"message": "Unexpected server error"}}, status=500)
+
+
+def not_found(request, exception=None) -> JsonResponse:
+    """handler404: a URL no route serves."""
+    return JsonResponse({"name": "NotFoundError", "data": {"message": f"No route: {request.method} {request.path}"}},
+                        status=404)
+
+
+def server_error(request) -> JsonResponse:
+    """handler500."""
+    return JsonResponse({"name": "UnknownError", "data": {"message": "Unexpected server error"}}, status=500)

@@ -24,7 +24,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -271,10 +271,22 @@ def _mountable(roots: list[str], cwd: str, hidden: list[str]) -> list[str]:
     return mountable
 
 
-def _roots_of(user) -> list[str]:
-    from auth_app.tokens import roots_of
+# A user's roots are auth_app's to know; it hands its reader in at start-up (AuthAppConfig.ready).
+_read_roots: Callable[[object], list[str]] | None = None
 
-    return roots_of(user) if user is not None else []
+
+def read_roots_with(reader: Callable[[object], list[str]]) -> None:
+    """`reader(user)` → the user's roots, default first."""
+    global _read_roots
+    _read_roots = reader
+
+
+def _roots_of(user) -> list[str]:
+    if user is None:
+        return []
+    if _read_roots is None:
+        raise RuntimeError("the sandbox has no reader of users' roots: is auth_app installed?")
+    return _read_roots(user)
 
 
 def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None,

@@ -1,5 +1,7 @@
 """The three SSE streams: /global/event (all of the caller's events), /event (one directory) and /api/event
-(v2 envelope, one runtime context). Plain async Django views, not DRF: DRF has no async views.
+(v2 envelope, one runtime context). Served by plain async Django views (DRF has no async views) that hand
+`open_stream` the way to authenticate a request and to tell which tokens still stand (server/api/events.py):
+the streaming itself knows no users, tokens or projects.
 
 Framing is opencode's: `data: <one-line JSON>\\n\\n`, no `event:` lines, server.connected first and
 server.heartbeat every SSE_HEARTBEAT_SECONDS; logged events also carry `id: <log id>` for Last-Event-ID.
@@ -8,52 +10,35 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse, StreamingHttpResponse
-from django.views.decorators.csrf import csrf_exempt
 
-from agentserver import bus, context as runtime, loop as server_loop
-from agentserver.bus import BUS, GLOBAL, INSTANCE, V2, Subscriber, server_event
+from agentserver import bus, loop as server_loop
+from agentserver.bus import BUS, GLOBAL, V2, Subscriber, server_event
+from agentserver.context import RuntimeContext
 from agentserver.errors import ApiError, TooManyRequests, error_response
+from agentserver.models import EventLog
 
 log = logging.getLogger(__name__)
 REPLAY_LIMIT = 5000
 WRITE_INTERVAL = 0.01  # seconds between two writes to one stream
 _token_watch: asyncio.Task | None = None
 
-
-class _Unauthorized(Exception):
-    pass
-
-
-def _unauthorized(message: str) -> JsonResponse:
-    from auth_app.authentication import REALM
-
-    response = JsonResponse({"name": "UnauthorizedError", "data": {"message": message}}, status=401)
-    response["WWW-Authenticate"] = REALM
-    return response
+# `authenticate(request, shape)` → (the request's API token, its runtime context or None for the global
+# stream); raises an ApiError (Unauthorized, Forbidden, ...) to refuse. Runs in a thread.
+Authenticate = Callable[..., tuple[object, RuntimeContext | None]]
+# `live_tokens(token ids)` → those of them still valid (not revoked, user active).
+LiveTokens = Callable[[set[int]], set[int]]
 
 
-def _authenticate(request, shape: str):
-    """(token, runtime context or None). Runs in the request's thread; releases its DB connection."""
-    from auth_app.authentication import credentials_to_token
-
+def _authenticated(authenticate: Authenticate, request, shape: str):
+    """Releases the request thread's DB connection: a stream never holds one."""
     try:
-        try:
-            token = credentials_to_token(request.META.get("HTTP_AUTHORIZATION", ""),
-                                         request.META.get("QUERY_STRING", ""))
-        except ValueError as error:
-            raise _Unauthorized(str(error))
-        if token is None:
-            raise _Unauthorized("Authentication credentials were not provided.")
-        context = None
-        if shape != GLOBAL:
-            context = runtime.resolve(token.user, request.GET, request.headers, allow_workspace=shape == V2,
-                                      roots=token.roots)
-        return token, context
+        return authenticate(request, shape)
     finally:
         connection.close()
 
@@ -66,8 +51,6 @@ def _last_event_id(request) -> str | None:
 def _replay(subscriber: Subscriber, last_event_id: str) -> tuple[list[bus.Event], bool]:
     """(logged events after last_event_id for this subscriber, whether the client must resync instead).
     Unknown ids and ids older than the retained log mean a gap we cannot fill."""
-    from agentserver.models import EventLog
-
     try:
         logs = EventLog.objects
         if last_event_id.isdigit():
@@ -96,7 +79,8 @@ def _replay(subscriber: Subscriber, last_event_id: str) -> tuple[list[bus.Event]
         connection.close()
 
 
-async def _open_stream(request, shape: str):
+async def open_stream(request, shape: str, *, authenticate: Authenticate, live_tokens: LiveTokens):
+    """The response of one event stream of `shape` (GLOBAL, INSTANCE or V2)."""
     loop = server_loop.capture_running()
     if request.method != "GET":
         response = JsonResponse({"name": "MethodNotAllowedError",
@@ -104,9 +88,7 @@ async def _open_stream(request, shape: str):
         response["Allow"] = "GET"
         return response
     try:
-        token, context = await sync_to_async(_authenticate)(request, shape)
-    except _Unauthorized as error:
-        return _unauthorized(str(error))
+        token, context = await sync_to_async(_authenticated)(authenticate, request, shape)
     except ApiError as error:
         return error_response(error)
     owner_id = token.user_id
@@ -133,7 +115,7 @@ async def _open_stream(request, shape: str):
             if replayed:
                 subscriber.replayed_up_to = replayed[-1].log_id
         subscriber.start_heartbeat(loop, settings.SSE_HEARTBEAT_SECONDS)
-        _ensure_token_watch(loop)
+        _ensure_token_watch(loop, live_tokens)
     except BaseException:
         BUS.remove(subscriber)
         raise
@@ -172,17 +154,14 @@ async def _frames(subscriber: Subscriber, head: bytes):
         BUS.remove(subscriber)
 
 
-def _live_tokens(token_ids: set[int]) -> set[int]:
-    from auth_app.models import ApiToken
-
+def _still_live(live_tokens: LiveTokens, token_ids: set[int]) -> set[int]:
     try:
-        return set(ApiToken.objects.filter(id__in=token_ids, revoked__isnull=True, user__is_active=True)
-                   .values_list("id", flat=True))
+        return live_tokens(token_ids)
     finally:
         connection.close()
 
 
-async def _watch_tokens() -> None:
+async def _watch_tokens(live_tokens: LiveTokens) -> None:
     """Tokens revoked where revoke_token() cannot reach this worker (another process without Redis, or
     an edit in the database) still close their streams: one query per heartbeat interval per process."""
     while True:
@@ -191,7 +170,7 @@ async def _watch_tokens() -> None:
         if not token_ids:
             continue
         try:
-            live = await server_loop.free_db(_live_tokens)(token_ids)
+            live = await server_loop.free_db(_still_live)(live_tokens, token_ids)
         except Exception:
             log.exception("could not check the tokens of open event streams")
             continue
@@ -199,22 +178,7 @@ async def _watch_tokens() -> None:
             BUS.revoke(token_id)
 
 
-def _ensure_token_watch(loop: asyncio.AbstractEventLoop) -> None:
+def _ensure_token_watch(loop: asyncio.AbstractEventLoop, live_tokens: LiveTokens) -> None:
     global _token_watch
     if _token_watch is None or _token_watch.done():
-        _token_watch = loop.create_task(_watch_tokens())
-
-
-@csrf_exempt  # token-authenticated, and GET only
-async def global_event_stream(request):
-    return await _open_stream(request, GLOBAL)
-
-
-@csrf_exempt  # token-authenticated, and GET only
-async def instance_event_stream(request):
-    return await _open_stream(request, INSTANCE)
-
-
-@csrf_exempt  # token-authenticated, and GET only
-async def v2_event_stream(request):
-    return await _open_stream(request, V2)
+        _token_watch = loop.create_task(_watch_tokens(live_tokens))
