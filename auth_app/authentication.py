@@ -6,9 +6,8 @@ from urllib.parse import parse_qs
 
 from rest_framework import authentication, exceptions
 
+from agentserver.errors import REALM
 from auth_app.tokens import token_lookup, token_lookup_for_user
-
-REALM = 'Basic realm="agentserver"'
 
 
 def _basic_pair(encoded: str) -> tuple[str, str] | None:

@@ -109,6 +109,12 @@ def _touch(token: ApiToken) -> None:
         token.last_used = now
 
 
+def live_token_ids(token_ids: set[int]) -> set[int]:
+    """Those of `token_ids` that still stand: not revoked, their user active (for open event streams)."""
+    return set(ApiToken.objects.filter(id__in=token_ids, revoked__isnull=True, user__is_active=True)
+               .values_list("id", flat=True))
+
+
 def token_lookup_for_user(username: str, secret: str) -> ApiToken | None:
     token = token_lookup(secret)
     if token is None or token.user.get_username() != username:

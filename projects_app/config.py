@@ -17,8 +17,9 @@ import re
 from django.db import transaction
 
 from agentserver import paths
-from agentserver.errors import BadRequest
+from agentserver.errors import bad_input
 from projects_app.config_schema import validate_config
+from projects_app.projects import project_of
 
 SCHEMA_URL = "https://opencode.ai/config.json"
 PROJECT_FILES = ("opencode.jsonc", "opencode.json")
@@ -269,13 +270,9 @@ def config_update(*, context, patch) -> dict:
     Returns the new effective config (unredacted)."""
     from projects_app.models import Project
 
-    issues = validate_config(patch)
-    if issues:
-        message = "; ".join(f"{'.'.join(str(p) for p in i['path']) or 'body'}: {i['message']}" for i in issues)
-        raise BadRequest(message, kind="Body", issues=issues)
+    _raise_issues(validate_config(patch))
     with transaction.atomic():
-        project = context.project()
-        project = Project.objects.select_for_update().get(pk=project.pk)
+        project = Project.objects.select_for_update().get(pk=project_of(context).pk)
         project.config = merge_patch(project.config if isinstance(project.config, dict) else {}, seal_secrets(patch))
         project.save(update_fields=["config"])
     return effective_config(context)
@@ -287,15 +284,14 @@ def config_override_merge(*, context, patch: dict) -> None:
     from projects_app.models import Project
 
     with transaction.atomic():
-        project = Project.objects.select_for_update().get(pk=context.project().pk)
+        project = Project.objects.select_for_update().get(pk=project_of(context).pk)
         project.config = merge_patch(project.config if isinstance(project.config, dict) else {}, seal_secrets(patch))
         project.save(update_fields=["config"])
 
 
 def _raise_issues(issues: list) -> None:
     if issues:
-        message = "; ".join(f"{'.'.join(str(p) for p in i['path']) or 'body'}: {i['message']}" for i in issues)
-        raise BadRequest(message, kind="Body", issues=issues)
+        raise bad_input(issues)
 
 
 def global_config_get(*, user) -> dict:

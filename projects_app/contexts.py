@@ -1,14 +1,18 @@
-"""The runtime context of a request: who is asking, in which directory (query `directory` or header
-x-opencode-directory, URL-encoded), optionally which v2 workspace, and what project that makes."""
+"""Resolving the runtime context (agentserver.context.RuntimeContext) of a request: who is asking, in which
+directory (query `directory` or header x-opencode-directory, URL-encoded), optionally which v2 workspace, and
+what git worktree and project that makes. The HTTP edge calls `from_request` (registered at start-up by
+ProjectsAppConfig.ready); the event streams and the agent's runs call `resolve` and `context_for_directory`."""
 import os
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
 from urllib.parse import unquote
 
-from agentserver import paths
+from agentserver import paths, sandbox
+from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest, Forbidden, NotFound
+from auth_app.tokens import roots_of
+from projects_app.models import Workspace
 
 GLOBAL_PROJECT = "global"
 _GIT_CACHE_SECONDS = 5.0
@@ -16,63 +20,7 @@ _git_cache: dict[str, tuple[float, tuple]] = {}
 _git_lock = threading.Lock()
 
 
-@dataclass(frozen=True)
-class RuntimeContext:
-    user: object
-    directory: str
-    worktree: str
-    project_id: str
-    vcs: str | None
-    workspace_id: str | None = None
-
-    @property
-    def path(self) -> str:
-        """The directory relative to the worktree ("" at its top)."""
-        if self.vcs is None:
-            return ""
-        rel = os.path.relpath(self.directory, self.worktree)
-        return "" if rel == "." else rel
-
-    @property
-    def boundary(self) -> str:
-        """The tree agent tools may touch without asking: the git worktree, or the directory itself."""
-        return self.worktree if self.vcs else self.directory
-
-    def location(self) -> dict:
-        """The `location` that v2 request-kind responses carry beside their `data`."""
-        info = {"directory": self.directory, "project": {"id": self.project_id, "directory": self.boundary}}
-        if self.workspace_id:
-            info["workspaceID"] = self.workspace_id
-        return info
-
-    def directories_up(self) -> list[str]:
-        """The directory, its parent, … up to and including the boundary (nearest first). Project files
-        (config, instructions, commands, skills) are looked up along this chain."""
-        top = self.boundary
-        chain = [self.directory]
-        current = self.directory
-        while current != top and paths.is_within(current, top):
-            parent = os.path.dirname(current)
-            if parent == current:
-                break
-            chain.append(parent)
-            current = parent
-        return chain
-
-    def project(self):
-        from projects_app.models import Project
-
-        project, _ = Project.objects.get_or_create(
-            owner=self.user,
-            project_id=self.project_id,
-            defaults={"worktree": self.worktree if self.vcs else "/", "vcs": self.vcs},
-        )
-        return project
-
-
 def _git(user, directory: str, *args: str) -> str | None:
-    from agentserver import sandbox
-
     try:
         out = sandbox.run(user, ["git", *args], cwd=directory, timeout=10, env={"GIT_OPTIONAL_LOCKS": "0"},
                           offline=True)
@@ -115,10 +63,17 @@ def forget_git_info(directory: str) -> None:
             del _git_cache[key]
 
 
+def server_workspace_directories(user, workspace_id: str | None) -> list[str]:
+    """Server-created worktrees may live outside the user's roots (under DATA_DIR); a context in such a
+    workspace admits them."""
+    if not workspace_id:
+        return []
+    return list(Workspace.objects.filter(owner=user, id=workspace_id, created_by_server=True)
+                .values_list("directory", flat=True))
+
+
 def default_directory(user, *, roots: list[str] | None = None) -> str:
     """The user's first root (`roots`: the user's roots when the caller has just read them)."""
-    from auth_app.tokens import roots_of
-
     roots = roots_of(user) if roots is None else roots
     if not roots:
         raise Forbidden("You have no allowed directories; ask an administrator to add one")
@@ -127,13 +82,9 @@ def default_directory(user, *, roots: list[str] | None = None) -> str:
 
 def context_for_directory(user, directory: str, *, workspace_id: str | None = None,
                           roots: list[str] | None = None) -> RuntimeContext:
-    from auth_app.tokens import roots_of
-
     bases = roots_of(user) if roots is None else list(roots)
     if workspace_id:
         # A worktree the server created may live under DATA_DIR, outside the user's roots.
-        from projects_app.models import server_workspace_directories
-
         bases = bases + server_workspace_directories(user, workspace_id)
     real = paths.confine(directory, bases)
     if not os.path.isdir(real):
@@ -158,8 +109,6 @@ def resolve(user, query: dict, headers: dict, *, allow_workspace: bool = False,
     workspace_id = query.get("workspace") if allow_workspace else None
     directory = requested_directory(query, headers)
     if workspace_id:
-        from projects_app.models import Workspace
-
         workspace = Workspace.objects.filter(owner=user, id=workspace_id).first()
         if workspace is None:
             raise NotFound(f"Workspace not found: {workspace_id}")

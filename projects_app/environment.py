@@ -10,8 +10,8 @@ from django.conf import settings
 
 from agentserver import events, paths, sandbox
 from agentserver.coalesce import Coalescer
-from agentserver.context import default_directory
 from agentserver.errors import BadRequest, Forbidden, PayloadTooLarge
+from projects_app.contexts import default_directory
 
 
 def user_data_dir(user) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from agentserver import sandbox
 from agentserver.context import RuntimeContext
 from projects_app.builtin_overlay import overlay
+from projects_app.config import effective_config
 
 log = logging.getLogger(__name__)
 
@@ -180,10 +181,11 @@ def formatters_for(config: dict) -> list[Formatter]:
     return list(overlay(config.get("formatter"), {f.name: f for f in BUILT_IN}, _configured).values())
 
 
-def formatter_status(*, context: RuntimeContext, config: dict) -> list[dict]:
-    """Every formatter of this directory, `{name, extensions, enabled}` (enabled: it would run)."""
+def formatter_status(*, context: RuntimeContext) -> list[dict]:
+    """Every formatter of this directory (built-in and configured), `{name, extensions, enabled}` (enabled:
+    it would run after an edit)."""
     return [{"name": f.name, "extensions": list(f.extensions), "enabled": f.command(context) is not None}
-            for f in formatters_for(config)]
+            for f in formatters_for(effective_config(context))]
 
 
 def _expose(program: str) -> list[str]:

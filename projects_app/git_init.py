@@ -5,10 +5,11 @@ the user's sandbox, like every program run in a user's directory."""
 from __future__ import annotations
 
 from agentserver import events, sandbox
-from agentserver.context import RuntimeContext, context_for_directory, forget_git_info
+from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest
+from projects_app.contexts import context_for_directory, forget_git_info
 from projects_app.models import Project
-from projects_app.projects import project_wire
+from projects_app.projects import project_of, project_wire
 
 
 class GitInitFailed(BadRequest):
@@ -22,7 +23,7 @@ def _git(context: RuntimeContext, *args: str, identity: list[str] | None = None)
 
 def project_init_git(*, context: RuntimeContext) -> Project:
     if context.vcs:
-        return context.project()
+        return project_of(context)
     steps = [("init", "--quiet")]
     identity = []
     if _git(context, "config", "user.email").returncode != 0:
@@ -36,6 +37,6 @@ def project_init_git(*, context: RuntimeContext) -> Project:
             raise GitInitFailed(f"git {step[0]} failed: {result.stderr.decode(errors='replace').strip()[:500]}")
     forget_git_info(context.directory)
     fresh = context_for_directory(context.user, context.directory, workspace_id=context.workspace_id)
-    project = fresh.project()
+    project = project_of(fresh)
     events.publish_context("project.updated", project_wire(project), fresh)
     return project

@@ -4,11 +4,10 @@ servers that directory used. Nothing else is cached per directory (the git looku
 at most)."""
 from agentserver import events
 from agentserver.context import RuntimeContext
+from projects_app.lsp.service import lsp_dispose
 
 
 def instance_dispose(*, context: RuntimeContext) -> bool:
-    from projects_app.lsp.service import lsp_dispose
-
     lsp_dispose(user=context.user, directory=context.directory)
     events.publish_context("server.instance.disposed", {"directory": context.directory}, context)
     return True
@@ -18,8 +17,6 @@ def global_dispose(*, user) -> bool:
     """global.dispose: opencode drops every instance; here each of the caller's clients hears it on
     /global/event as `{directory: "global", payload: {type: "global.disposed"}}` and reloads its state; every
     language server of the caller's stops."""
-    from projects_app.lsp.service import lsp_dispose
-
     lsp_dispose(user=user, directory=None)
     events.publish("global.disposed", {}, owner_id=user.pk, directory="global")
     return True

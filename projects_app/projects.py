@@ -3,10 +3,16 @@
 A project is per owner: alice's and bob's clones of one repository are two rows with the same project id."""
 from __future__ import annotations
 
+import os
+
 from django.db import transaction
 
 from agentserver import events
+from agentserver.context import RuntimeContext
 from agentserver.errors import NotFound
+from agentserver.paths import within_any
+from auth_app.tokens import roots_of
+from projects_app import workspaces
 from projects_app.models import Project, now_ms
 
 
@@ -61,9 +67,34 @@ def project_get(*, user, project_id: str) -> Project:
     return project
 
 
-def project_current(*, context) -> Project:
+def project_of(context: RuntimeContext) -> Project:
+    """The project a runtime context names, created on first use (as opencode's instance boot does)."""
+    project, _ = Project.objects.get_or_create(
+        owner=context.user, project_id=context.project_id,
+        defaults={"worktree": context.worktree if context.vcs else "/", "vcs": context.vcs},
+    )
+    return project
+
+
+def project_current(*, context: RuntimeContext) -> Project:
     """The project of the resolved runtime context, created on first use."""
-    return context.project()
+    return project_of(context)
+
+
+def project_directories(*, user, project_id: str) -> list[dict]:
+    """Directories of the project the user may open: its worktree (for the non-git `global` project, the
+    user's allowed roots), then its registered, unarchived workspaces that exist."""
+    project = project_get(user=user, project_id=project_id)
+    roots = roots_of(user)
+    candidates = [project.worktree] if project.vcs else list(roots)
+    out = [{"directory": d} for d in candidates if within_any(d, roots) and os.path.isdir(d)]
+    seen = {entry["directory"] for entry in out}
+    for workspace in workspaces.workspace_list(user=user, project_id=project_id).filter(archived=False):
+        usable = workspace.created_by_server or within_any(workspace.directory, roots)
+        if usable and workspace.directory not in seen and os.path.isdir(workspace.directory):
+            seen.add(workspace.directory)
+            out.append({"directory": workspace.directory, "strategy": workspace.type})
+    return out
 
 
 @transaction.atomic

@@ -7,9 +7,10 @@ import shutil
 from django.db import transaction
 
 from agentserver import ids, paths, sandbox
-from agentserver.context import RuntimeContext, default_directory
+from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest, NotFound, TooManyRequests
 from auth_app.tokens import roots_of
+from projects_app.contexts import default_directory
 from pty_app import conf, selectors
 from pty_app.environment import child_environment, default_shell
 from pty_app.exits import publish

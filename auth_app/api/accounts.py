@@ -2,17 +2,8 @@
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, id_param, parse, parse_query
+from agentserver.api import ApiView, StrictCharField, id_param, parse, parse_query
 from auth_app import accounts
-
-
-class StrictCharField(serializers.CharField):
-    """A JSON string, not a number DRF would quietly turn into one."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
 
 
 class AccountCreateInput(serializers.Serializer):

@@ -1,9 +1,10 @@
-"""config.get / config.update on both mounts. Responses are always redacted: secrets are write-only."""
+"""config.get / config.update on both mounts, and global.config.get / global.config.update (the user's global
+layer). Responses are always redacted: secrets are write-only."""
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, V2RequestView
+from agentserver.api import ApiView, V2RequestView, body_object, expected
 from agentserver.errors import BadRequest
-from projects_app.config import config_update, effective_config, redact
+from projects_app.config import config_update, effective_config, global_config_get, global_config_update, redact
 
 
 class ConfigView(ApiView):
@@ -13,9 +14,8 @@ class ConfigView(ApiView):
         return Response(redact(effective_config(self.context(request))))
 
     def patch(self, request):
-        if not isinstance(request.data, dict):
-            raise BadRequest("Request body must be a JSON object (a Config)", kind="Body")
-        return Response(redact(config_update(context=self.context(request), patch=request.data)))
+        patch = body_object(request.data, "a JSON object (a Config)")
+        return Response(redact(config_update(context=self.context(request), patch=patch)))
 
 
 class V2ConfigView(V2RequestView, ConfigView):
@@ -27,7 +27,18 @@ class V2ConfigView(V2RequestView, ConfigView):
         # so an object holding only that key is the spec's envelope.
         if isinstance(body, dict) and set(body) == {"config"}:
             if not isinstance(body["config"], dict):
-                raise BadRequest("config: expected an object (a Config)", kind="Body",
-                                 issues=[{"path": ["config"], "message": "expected object"}])
+                message = expected("a JSON object (a Config)", body["config"])
+                raise BadRequest(f"config: {message}", kind="Body", issues=[{"path": ["config"], "message": message}])
             body = body["config"]
         return Response(redact(config_update(context=self.context(request), patch=body)))
+
+
+class GlobalConfigView(ApiView):
+    operation_ids = {"GET": "global.config.get", "PATCH": "global.config.update"}
+
+    def get(self, request):
+        return Response(redact(global_config_get(user=request.user)))
+
+    def patch(self, request):
+        patch = body_object(request.data, "a JSON object (a Config)")
+        return Response(redact(global_config_update(user=request.user, patch=patch)))

@@ -1,8 +1,8 @@
-"""path.get and vcs.get: where the client works."""
+"""Where the client works: path.get (original) and location.get (v2)."""
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, V2RequestView
-from projects_app.environment import path_info, vcs_info
+from agentserver.api import ApiView, LocatedView
+from projects_app.environment import path_info
 
 
 class PathView(ApiView):
@@ -12,15 +12,8 @@ class PathView(ApiView):
         return Response(path_info(context=self.context(request)))
 
 
-class VcsView(ApiView):
-    operation_ids = {"GET": "vcs.get"}
+class LocationView(LocatedView):
+    operation_ids = {"GET": "location.get"}
 
     def get(self, request):
-        return Response(vcs_info(context=self.context(request)))
-
-
-class V2VcsView(V2RequestView):
-    operation_ids = {"GET": "vcs.get"}
-
-    def get(self, request):
-        return Response(vcs_info(context=self.context(request)))
+        return Response(self.context(request).location())

@@ -1,12 +1,45 @@
-"""project.list, project.current, project.update (original) and project.get/list/update (v2, server kind)."""
+"""Projects: project.list, project.current, project.update, project.initGit, project.directories (original)
+and project.list, project.get, project.update (v2, server kind)."""
+from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, parse
-from agentserver.errors import NotFound
+from agentserver.api import ApiView, StrictCharField, parse
+from agentserver.errors import BadRequest, NotFound
 from projects_app import projects
-from projects_app.api.serializers import ProjectUpdateSerializer, V2ProjectUpdateSerializer
+from projects_app.git_init import project_init_git
 
 _MAX_PROJECT_ID = 128
+
+
+def string(**kwargs) -> StrictCharField:
+    return StrictCharField(required=False, allow_blank=True, trim_whitespace=False, **kwargs)
+
+
+class ProjectIconSerializer(serializers.Serializer):
+    url = string(max_length=4096)
+    color = string(max_length=64)
+    override = string(max_length=4096)
+
+
+class ProjectCommandsField(serializers.DictField):
+    child = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=10000)
+
+
+class ProjectUpdateSerializer(serializers.Serializer):
+    name = string(allow_null=True, max_length=255)
+    icon = ProjectIconSerializer(required=False, allow_null=True)
+    commands = ProjectCommandsField(required=False, allow_null=True)
+
+
+class ProjectCommandSerializer(serializers.Serializer):
+    name = StrictCharField(max_length=255)
+    command = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=10000)
+
+
+class V2ProjectUpdateSerializer(serializers.Serializer):
+    name = string(allow_null=True, max_length=255)
+    icon = string(allow_null=True, max_length=4096)
+    commands = serializers.ListField(child=ProjectCommandSerializer(), required=False, allow_null=True)
 
 
 def project_id_param(value: str) -> str:
@@ -24,7 +57,7 @@ class ProjectListView(ApiView):
     operation_ids = {"GET": "project.list"}
 
     def get(self, request):
-        self.context(request).project()  # like opencode's instance boot: the current project always exists
+        projects.project_of(self.context(request))  # like opencode's instance boot: the current project always exists
         return Response([projects.project_wire(p) for p in projects.project_list(user=request.user)])
 
 
@@ -43,6 +76,22 @@ class ProjectUpdateView(ApiView):
         data = parse(ProjectUpdateSerializer, request.data)
         project = projects.project_update(user=request.user, project_id=project_id, **_changes(data))
         return Response(projects.project_wire(project))
+
+
+class ProjectInitGitView(ApiView):
+    operation_ids = {"POST": "project.initGit"}
+
+    def post(self, request):
+        return Response(projects.project_wire(project_init_git(context=self.context(request))))
+
+
+class ProjectDirectoriesView(ApiView):
+    operation_ids = {"GET": "project.directories"}
+
+    def get(self, request, projectID: str):
+        if len(projectID) > _MAX_PROJECT_ID:
+            raise BadRequest(f"Invalid project id: {projectID[:16]}…", kind="Params")
+        return Response(projects.project_directories(user=request.user, project_id=projectID))
 
 
 class V2ProjectListView(ApiView):

@@ -1,0 +1,19 @@
+"""lsp.status on both mounts: the language servers this directory's edits started, with their root and state."""
+from rest_framework.response import Response
+
+from agentserver.api import ApiView, LocatedView
+from projects_app.lsp.service import lsp_status
+
+
+class LspView(ApiView):
+    operation_ids = {"GET": "lsp.status"}
+
+    def get(self, request):
+        return Response(lsp_status(context=self.context(request)))
+
+
+class V2LspView(LocatedView):
+    operation_ids = {"GET": "lsp.status"}
+
+    def get(self, request):
+        return self.located(request, lsp_status(context=self.context(request)))

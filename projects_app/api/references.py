@@ -1,0 +1,10 @@
+"""reference.list (v2): the references the config names (projects_app.references)."""
+from agentserver.api import LocatedView
+from projects_app.references import reference_list
+
+
+class ReferenceView(LocatedView):
+    operation_ids = {"GET": "reference.list"}
+
+    def get(self, request):
+        return self.located(request, reference_list(context=self.context(request)))

@@ -1,0 +1,106 @@
+"""Version control: vcs.get, vcs.status, vcs.diff, vcs.diff.raw, vcs.apply (original) and vcs.get,
+vcs.status, vcs.diff, vcs.patch (v2), over projects_app.environment."""
+from django.http import HttpResponse
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from agentserver.api import ApiView, LocatedView, StrictCharField, V2RequestView, parse, parse_query
+from projects_app import environment
+
+
+class V2DiffQuery(serializers.Serializer):
+    format = serializers.ChoiceField(choices=["json", "patch"], required=False, default="json")
+    mode = serializers.ChoiceField(choices=["worktree", "default"], required=False, default="worktree")
+
+
+class DiffQuery(serializers.Serializer):
+    mode = serializers.ChoiceField(choices=["git", "branch"])
+
+
+class PatchBody(serializers.Serializer):
+    patch = StrictCharField(trim_whitespace=False)
+
+
+def _diff_text(text: str) -> HttpResponse:
+    return HttpResponse(text, content_type="text/x-diff; charset=utf-8")
+
+
+def status_1_18(change: dict) -> str:
+    """A change's status as opencode 1.18 names it (file.status too)."""
+    return "added" if change["status"] == "untracked" else change["status"]
+
+
+class VcsView(ApiView):
+    operation_ids = {"GET": "vcs.get"}
+
+    def get(self, request):
+        return Response(environment.vcs_info(context=self.context(request)))
+
+
+class VcsStatusView(ApiView):
+    operation_ids = {"GET": "vcs.status"}
+
+    def get(self, request):
+        changes = environment.vcs_status(context=self.context(request))
+        return Response([{"file": c["path"], "additions": c["additions"], "deletions": c["deletions"],
+                          "status": status_1_18(c)} for c in changes])
+
+
+class VcsDiffView(ApiView):
+    operation_ids = {"GET": "vcs.diff"}
+
+    def get(self, request):
+        query = parse_query(DiffQuery, request)
+        mode = "worktree" if query["mode"] == "git" else "default"
+        return Response(environment.vcs_diff(context=self.context(request), mode=mode))
+
+
+class VcsDiffRawView(ApiView):
+    operation_ids = {"GET": "vcs.diff.raw"}
+
+    def get(self, request):
+        return _diff_text(environment.vcs_diff_patch(context=self.context(request)))
+
+
+class VcsApplyView(ApiView):
+    operation_ids = {"POST": "vcs.apply"}
+
+    def post(self, request):
+        body = parse(PatchBody, request.data)
+        environment.vcs_patch(context=self.context(request), patch=body["patch"])
+        return Response({"applied": True})
+
+
+# ---- v2 -----------------------------------------------------------------------------------------------
+
+class V2VcsView(V2RequestView):
+    operation_ids = {"GET": "vcs.get"}
+
+    def get(self, request):
+        return Response(environment.vcs_info(context=self.context(request)))
+
+
+class V2VcsStatusView(LocatedView):
+    operation_ids = {"GET": "vcs.status"}
+
+    def get(self, request):
+        return self.located(request, environment.vcs_status(context=self.context(request)))
+
+
+class V2VcsDiffView(LocatedView):
+    operation_ids = {"GET": "vcs.diff"}
+
+    def get(self, request):
+        query = parse_query(V2DiffQuery, request)
+        context = self.context(request)
+        if query["format"] == "patch":
+            return _diff_text(environment.vcs_diff_patch(context=context, mode=query["mode"]))
+        return self.located(request, environment.vcs_diff(context=context, mode=query["mode"]))
+
+
+class V2VcsPatchView(LocatedView):
+    operation_ids = {"POST": "vcs.patch"}
+
+    def post(self, request):
+        body = parse(PatchBody, request.data)
+        return self.located(request, environment.vcs_patch(context=self.context(request), patch=body["patch"]))
