@@ -35,6 +35,11 @@ def model_list_v2(*, context) -> list[dict]:
             for model in entry.record.get("models", {}).values()]
 
 
+def console_state() -> dict:
+    """experimental.console.get: no opencode Console (org-managed providers) integration exists on this server."""
+    return {"consoleManagedProviders": [], "switchableOrgCount": 0}
+
+
 def catalog_model_list() -> list[dict]:
     return [shapes.catalog_model(provider_id, model) for provider_id, provider in catalog.catalog().items()
             for model in provider["models"].values()]

@@ -1,7 +1,7 @@
-"""WebSocket routes (mounted in agentserver/asgi.py behind the origin check and token auth)."""
+"""WebSocket routes (mounted in server/asgi.py behind the origin check and token auth)."""
 from django.urls import path
 
-from pty_app.consumers import pty_socket
+from pty_app.api.socket import pty_socket
 
 websocket_urlpatterns: list = [
     path("pty/<str:ptyID>/connect", pty_socket, name="pty.connect"),

@@ -1,17 +1,16 @@
 """Routes of pty_app: `original` at the root, `v2` under /api. The WebSockets are in routing.py."""
-from django.urls import path
-
-from pty_app import views
+from agentserver.api import route
+from pty_app.api import pty
 
 original: list = [
-    path("pty", views.PtyCollectionView.as_view(), name="pty.list"),
-    path("pty/shells", views.PtyShellsView.as_view(), name="pty.shells"),
-    path("pty/<str:ptyID>", views.PtyItemView.as_view(), name="pty.get"),
-    path("pty/<str:ptyID>/connect", views.PtyConnectView.as_view(), name="pty.connect"),
-    path("pty/<str:ptyID>/connect-token", views.PtyConnectTokenView.as_view(), name="pty.connectToken"),
+    route("pty", pty.PtyCollectionView, "pty.list", "pty.create"),
+    route("pty/shells", pty.PtyShellsView, "pty.shells"),
+    route("pty/<str:ptyID>", pty.PtyItemView, "pty.get", "pty.update", "pty.remove"),
+    route("pty/<str:ptyID>/connect", pty.PtyConnectView, "pty.connect"),
+    route("pty/<str:ptyID>/connect-token", pty.PtyConnectTokenView, "pty.connectToken"),
 ]
 v2: list = [
-    path("pty", views.V2PtyCollectionView.as_view(), name="pty.list"),
-    path("pty/<str:ptyID>", views.V2PtyItemView.as_view(), name="pty.get"),
-    path("pty/<str:ptyID>/connect", views.PtyConnectView.as_view(), name="pty.connect"),
+    route("pty", pty.V2PtyCollectionView, "pty.list", "pty.create"),
+    route("pty/<str:ptyID>", pty.V2PtyItemView, "pty.get", "pty.update", "pty.delete"),
+    route("pty/<str:ptyID>/connect", pty.PtyConnectView, "pty.connect"),
 ]

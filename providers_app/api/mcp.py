@@ -1,22 +1,14 @@
-"""Thin views of the MCP routes: v2 mcp.* and the original GET /mcp status map."""
+"""MCP servers: the original mcp.* routes (status map, add, OAuth, connect/disconnect), 1.18's
+experimental.resource.list, and the v2 mcp.* routes (servers, prompts, resources, OAuth)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, V2RequestView, parse, parse_query
+from agentserver.api import ApiView, StrictCharField, V2RequestView, parse, parse_query
 from providers_app.mcp import configs, oauth, registry, switch
 
 
 def _name(value: str) -> str:
     return configs.check_name(value, ["name"])
-
-
-class StrictCharField(serializers.CharField):
-    """No coercion: 5 is not the name "5"."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            raise serializers.ValidationError("must be a string")
-        return super().to_internal_value(data)
 
 
 class CreateInput(serializers.Serializer):
@@ -148,6 +140,13 @@ class McpDisconnectView(ApiView):
 
     def post(self, request, name: str):
         return Response(switch.mcp_disconnect(context=self.context(request), name=_name(name)))
+
+
+class ResourceView(ApiView):
+    operation_ids = {"GET": "experimental.resource.list"}
+
+    def get(self, request):
+        return Response(registry.resource_map(context=self.context(request)))
 
 
 class McpAuthenticateView(ApiView):

@@ -1,4 +1,5 @@
-"""Thin views of the provider routes: parse, call one selector or service, render."""
+"""Providers and their models: provider.list, provider.auth, provider.oauth.*, config.providers (original);
+provider.list, model.list, catalog.model.list / catalog.model.get (v2)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 

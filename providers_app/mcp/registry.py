@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -321,6 +322,21 @@ def resource_list(*, context) -> list[dict]:
                 item["mimeType"] = resource.mime_type
             out.append(item)
     return out
+
+
+def _key_part(value: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9_-]", "_", value)
+
+
+def resource_map(*, context) -> dict[str, dict]:
+    """experimental.resource.list: the resources of the connected servers keyed `<server>:<resource name>`
+    (sanitized) as opencode keys them; an unreachable server must not break the TUI's start-up."""
+    try:
+        listed = resource_list(context=context)
+    except Exception:  # noqa: BLE001
+        log.exception("listing MCP resources")
+        return {}
+    return {f"{_key_part(item['client'])}:{_key_part(item['name'])}": item for item in listed}
 
 
 def resource_read(*, context, server: str, uri: str) -> dict:

@@ -5,7 +5,7 @@ from rest_framework.response import Response
 from agentserver.api import ApiView, V2RequestView, id_param, parse
 from agentserver.errors import BadRequest
 from pty_app import selectors, services, tickets
-from pty_app.serializers import PtyCreateInput, PtyUpdateInput, V2PtyCreateInput, V2PtyUpdateInput
+from pty_app.api.serializers import PtyCreateInput, PtyUpdateInput, V2PtyCreateInput, V2PtyUpdateInput
 from pty_app.wire import pty_wire
 
 
@@ -50,7 +50,7 @@ class PtyItemView(ApiView):
 
 
 class PtyConnectView(ApiView):
-    """The WebSocket lives in pty_app.consumers; a plain GET gets what the reference answers."""
+    """The WebSocket lives in pty_app/api/socket.py; a plain GET gets what the reference answers."""
 
     operation_ids = {"GET": "pty.connect"}
 
