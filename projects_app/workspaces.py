@@ -9,29 +9,28 @@ Meanings we give to the operations the spec leaves open (api.md §4.2 item 12):
   (their sessions detached), `git worktree prune` runs in each project repository, branches are refreshed, and
   git worktrees of the caller's projects that lie inside the caller's roots but are not registered yet are
   registered (type "worktree", as 1.18's sync-list registers what its adapters find).
-- workspace.warp: re-pins a session to the workspace's directory (or, without workspaceID, back to the project's
-  main worktree), keeping its sub-path, updates its workspaceID / projectID, publishes session.updated; with
-  copyChanges the source's `git diff HEAD` and untracked files are applied to the target first (the source is
-  left as it was); if they do not apply nothing moves.
+- workspace.warp moves a session, and is the sessions' use case (sessions_app/services/workspaces.py).
 - workspace.delete removes the registration only. `removeFiles=true` also removes the files, and is accepted
-  only for worktrees the server created (`createdByServer`); the response says what was removed."""
+  only for worktrees the server created (`createdByServer`); the response says what was removed.
+When a registration goes (delete, sync), what the apps above pinned to it is released through the releasers
+they register at start-up (`on_removal`): sessions_app detaches its sessions."""
 from __future__ import annotations
 
 import os
 import re
 import secrets
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 
 from agentserver import events, ids, paths, sandbox
-from agentserver.context import GLOBAL_PROJECT, git_info
+from projects_app.contexts import GLOBAL_PROJECT, git_info
 from agentserver.errors import BadRequest, NotFound
 from auth_app.tokens import roots_of
 from projects_app import workspace_git as git
 from projects_app.models import Project, Workspace, now_ms
-from projects_app.models import server_workspace_directories  # noqa: F401  (callers know it from here)
 
 REGISTER_TYPES = ("directory", "local")
 WORKTREE_TYPES = ("worktree",)
@@ -41,8 +40,18 @@ class WorkspaceCreateError(BadRequest):
     name = "WorkspaceCreateError"
 
 
-class WorkspaceWarpError(BadRequest):
-    name = "WorkspaceWarpError"
+# `release(user=, workspace_id=) -> int`: how many things pinned to the workspace it let go.
+_releasers: list[Callable[..., int]] = []
+
+
+def on_removal(release: Callable[..., int]) -> None:
+    """Have `release` called after a workspace's registration is removed (SessionsAppConfig.ready)."""
+    if release not in _releasers:
+        _releasers.append(release)
+
+
+def _release(user, workspace_id: str) -> int:
+    return sum(release(user=user, workspace_id=workspace_id) for release in _releasers)
 
 
 # ---- wire ----------------------------------------------------------------------------------------------
@@ -216,17 +225,6 @@ def workspace_update(*, user, workspace_id: str, name: str | None = None, metada
     return workspace
 
 
-def _detach_sessions(user, workspace_id: str) -> int:
-    from sessions_app.models import Session
-
-    detached = 0
-    for session in Session.objects.filter(owner=user, workspace_id=workspace_id):
-        session_pin(session=session, directory=session.directory, workspace_id=None,
-                    project_id=session.project_id, path=session.path)
-        detached += 1
-    return detached
-
-
 @sandbox.on_behalf
 def workspace_delete(*, user, workspace_id: str, remove_files: bool = False) -> dict:
     """Remove the registration; with remove_files, also the worktree the server created (never other files).
@@ -243,11 +241,29 @@ def workspace_delete(*, user, workspace_id: str, remove_files: bool = False) -> 
         files_removed = not os.path.exists(workspace.directory)
     with transaction.atomic():
         Workspace.objects.filter(pk=workspace.pk).delete()
-    detached = _detach_sessions(user, workspace_id)
+    detached = _release(user, workspace_id)
     events.publish("workspace.removed", {"workspaceID": workspace_id, "info": body}, owner_id=user.pk,
                    directory=body["directory"], workspace_id=workspace_id)
     body["removed"] = {"registration": True, "files": files_removed, "sessionsDetached": detached}
     return body
+
+
+# ---- 1.18's experimental views of the context's project -----------------------------------------------
+
+_WORKSPACE_FIELDS = ("id", "type", "name", "branch", "directory", "extra", "projectID", "timeUsed")
+
+
+def project_workspaces(*, context) -> list[dict]:
+    """experimental.workspace.list: 1.18's Workspace records of the context's project."""
+    rows = workspace_list(user=context.user, project_id=context.project_id).filter(archived=False)
+    return [{key: wire[key] for key in _WORKSPACE_FIELDS} for wire in (workspace_wire(row) for row in rows)]
+
+
+def project_workspace_status(*, context) -> list[dict]:
+    """experimental.workspace.status."""
+    rows = workspace_list(user=context.user, project_id=context.project_id).filter(archived=False)
+    return [{"workspaceID": status["workspaceID"], "status": status["status"]}
+            for status in (workspace_status_of(row) for row in rows)]
 
 
 # ---- status / sync -------------------------------------------------------------------------------------
@@ -305,7 +321,7 @@ def workspace_sync(*, user) -> dict:
             continue
         with transaction.atomic():
             Workspace.objects.filter(pk=workspace.pk).delete()
-        _detach_sessions(user, workspace.id)
+        _release(user, workspace.id)
         events.publish("workspace.removed", {"workspaceID": workspace.id, "info": workspace_wire(workspace)},
                        owner_id=user.pk, workspace_id=workspace.id)
         pruned.append(workspace.id)
@@ -332,67 +348,3 @@ def workspace_sync(*, user) -> dict:
         "registered": [workspace_wire(w) for w in registered],
         "workspaces": [workspace_wire(w) for w in workspace_list(user=user)],
     }
-
-
-# ---- warp ----------------------------------------------------------------------------------------------
-
-def session_pin(*, session, directory: str, workspace_id: str | None, project_id: str, path: str):
-    """Re-pin a session (sessions_app.models.Session) to another directory / workspace and publish
-    session.updated. The one place outside sessions_app that writes those columns."""
-    from sessions_app.models import Session
-    from sessions_app.wire import session_event
-
-    with transaction.atomic():
-        Session.objects.filter(pk=session.pk).update(directory=directory, workspace_id=workspace_id,
-                                                     project_id=project_id, path=path, time_updated=now_ms())
-    session.refresh_from_db()
-    events.publish("session.updated", session_event(session), owner_id=session.owner_id,
-                   directory=session.directory, workspace_id=session.workspace_id, project_id=session.project_id)
-    return session
-
-
-def _target_directory(user, session, workspace: Workspace | None) -> tuple[str, str | None]:
-    """(directory, workspace id) a warp moves the session to, keeping its sub-path when it exists there."""
-    if workspace is not None:
-        top = workspace.directory
-    else:
-        project = Project.objects.filter(owner=user, project_id=session.project_id).first()
-        if project is None or not project.vcs or not os.path.isdir(project.worktree):
-            raise WorkspaceWarpError("The session's project has no main directory to return to")
-        top = project.worktree
-    candidate = os.path.join(top, session.path) if session.path else top
-    directory = candidate if os.path.isdir(candidate) else top
-    if not os.path.isdir(directory):
-        raise WorkspaceWarpError(f"Target directory does not exist: {directory}")
-    return os.path.realpath(directory), workspace.id if workspace else None
-
-
-@sandbox.on_behalf
-def workspace_warp(*, user, session_id: str, workspace_id: str | None, copy_changes: bool):
-    """Move a session into a workspace (or, with no workspace id, out of it to the project's main worktree)."""
-    from sessions_app.selectors import session_get
-
-    session = session_get(user=user, session_id=session_id)
-    workspace = workspace_get(user=user, workspace_id=workspace_id) if workspace_id else None
-    if workspace is None and not session.workspace_id:
-        raise WorkspaceWarpError("The session is not in a workspace; pass workspaceID to move it into one")
-    directory, new_workspace_id = _target_directory(user, session, workspace)
-    bases = roots_of(user) + ([workspace.directory] if workspace and workspace.created_by_server else [])
-    paths.confine(directory, bases)
-    worktree, project_id, vcs = git_info(directory, user=user)
-    copied = None
-    if copy_changes:
-        source_top = git.toplevel(session.directory) if os.path.isdir(session.directory) else None
-        if not source_top or not vcs:
-            raise WorkspaceWarpError("copyChanges needs git repositories on both sides")
-        if source_top != worktree:
-            try:
-                copied = git.copy_uncommitted(source_top, worktree)
-            except git.GitFailed as error:
-                raise WorkspaceWarpError(f"Uncommitted changes do not apply to the target: {error}") from error
-    rel = os.path.relpath(directory, worktree) if vcs else ""
-    session = session_pin(session=session, directory=directory, workspace_id=new_workspace_id,
-                          project_id=project_id, path="" if rel == "." else rel)
-    if workspace is not None:
-        Workspace.objects.filter(pk=workspace.pk).update(time_updated=now_ms())
-    return session, copied

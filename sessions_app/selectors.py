@@ -160,6 +160,12 @@ def session_todos(*, session: Session) -> list[Todo]:
     return list(Todo.objects.filter(session=session).order_by("position"))
 
 
+def capabilities() -> dict:
+    """experimental.capabilities.get: subagents run inside their parent's turn here; there are no detached
+    background subagents."""
+    return {"backgroundSubagents": False}
+
+
 def session_statuses(*, user) -> dict[str, dict]:
     """Non-idle sessions of the caller: live leases only (an expired lease is a dead worker, hence idle)."""
     from projects_app.models import now_ms

@@ -1,88 +1,80 @@
 """Routes of sessions_app: `original` at the root, `v2` under /api. Two operations on one URL (GET
-session.messages and POST session.prompt on /session/{id}/message) share a pattern through
-`combine(ViewA, ViewB)`. The runner machinery starts with the first request (SessionsAppConfig.ready)."""
-from django.urls import path
-
-from sessions_app.api import command_views as cv
-from sessions_app.api import message_edit_views
-from sessions_app.api import original as o
-from sessions_app.api import permissions_views as pv
-from sessions_app.api import prompt_views as rv
-from sessions_app.api import revert_views as sv
-from sessions_app.api import share
-from sessions_app.api import tools_views as tv
-from sessions_app.api import v2
-from sessions_app.api import v2_requests_views
-from sessions_app.api.routing import combine
+session.messages and POST session.prompt on /session/{id}/message) share a pattern: `route()` combines their
+views. The runner machinery starts with the first request (SessionsAppConfig.ready)."""
+from agentserver.api import route
+from sessions_app.api import (agents, commands, messages, permissions, prompt, questions, revert, sessions, share,
+                              workspaces)
 
 original: list = [
     # the session store
-    path("session", o.SessionCollectionView.as_view(), name="session.list"),
-    path("session/status", o.SessionStatusView.as_view(), name="session.status"),
-    path("session/<str:sessionID>", o.SessionItemView.as_view(), name="session.get"),
-    path("session/<str:sessionID>/children", o.SessionChildrenView.as_view(), name="session.children"),
-    path("session/<str:sessionID>/todo", o.SessionTodoView.as_view(), name="session.todo"),
-    path("session/<str:sessionID>/fork", o.SessionForkView.as_view(), name="session.fork"),
-    path("session/<str:sessionID>/share", o.SessionShareView.as_view(), name="session.share"),
-    path("session/<str:sessionID>/message", combine(o.SessionMessagesView, rv.PromptView).as_view(),
-         name="session.messages"),
-    path("session/<str:sessionID>/message/<str:messageID>",
-         combine(o.SessionMessageView, message_edit_views.MessageDeleteView).as_view(), name="session.message"),
-    path("session/<str:sessionID>/message/<str:messageID>/part/<str:partID>",
-         message_edit_views.PartItemView.as_view(), name="part.update"),
+    route("session", sessions.SessionCollectionView, "session.list", "session.create"),
+    route("session/status", sessions.SessionStatusView, "session.status"),
+    route("session/<str:sessionID>", sessions.SessionItemView, "session.get", "session.update", "session.delete"),
+    route("session/<str:sessionID>/children", sessions.SessionChildrenView, "session.children"),
+    route("session/<str:sessionID>/todo", sessions.SessionTodoView, "session.todo"),
+    route("session/<str:sessionID>/fork", sessions.SessionForkView, "session.fork"),
+    route("session/<str:sessionID>/share", sessions.SessionShareView, "session.share", "session.unshare"),
+    # messages and parts; prompting on the same URL
+    route("session/<str:sessionID>/message", (messages.SessionMessagesView, prompt.PromptView),
+          "session.messages", "session.prompt"),
+    route("session/<str:sessionID>/message/<str:messageID>", (messages.SessionMessageView, messages.MessageDeleteView),
+          "session.message", "session.deleteMessage"),
+    route("session/<str:sessionID>/message/<str:messageID>/part/<str:partID>", messages.PartItemView,
+          "part.update", "part.delete"),
     # Public, anonymous: the self-hosted share page and its JSON.
-    path("share/<str:shareID>", share.SharePageView.as_view(), name="share.page"),
-    path("share/<str:shareID>/data", share.ShareDataView.as_view(), name="share.data"),
-    # tools, agents, permissions, questions
-    path("experimental/tool/ids", tv.ToolIdsView.as_view(), name="tool.ids"),
-    path("experimental/tool", tv.ToolListView.as_view(), name="tool.list"),
-    path("agent", tv.AgentsView.as_view(), name="app.agents"),
-    path("session/<str:sessionID>/permissions/<str:permissionID>", pv.PermissionRespondView.as_view(),
-         name="permission.respond"),
-    path("permission", pv.PermissionListView.as_view(), name="permission.list"),
-    path("permission/<str:requestID>/reply", pv.PermissionReplyView.as_view(), name="permission.reply"),
-    path("question", pv.QuestionListView.as_view(), name="question.list"),
-    path("question/<str:requestID>/reply", pv.QuestionReplyView.as_view(), name="question.reply"),
-    path("question/<str:requestID>/reject", pv.QuestionRejectView.as_view(), name="question.reject"),
+    route("share/<str:shareID>", share.SharePageView, "share.page"),
+    route("share/<str:shareID>/data", share.ShareDataView, "share.data"),
+    # agents, tools, permissions, questions
+    route("experimental/tool/ids", agents.ToolIdsView, "tool.ids"),
+    route("experimental/tool", agents.ToolListView, "tool.list"),
+    route("experimental/capabilities", agents.CapabilitiesView, "experimental.capabilities.get"),
+    route("agent", agents.AgentsView, "app.agents"),
+    route("session/<str:sessionID>/permissions/<str:permissionID>", permissions.PermissionRespondView,
+          "permission.respond"),
+    route("permission", permissions.PermissionListView, "permission.list"),
+    route("permission/<str:requestID>/reply", permissions.PermissionReplyView, "permission.reply"),
+    route("question", questions.QuestionListView, "question.list"),
+    route("question/<str:requestID>/reply", questions.QuestionReplyView, "question.reply"),
+    route("question/<str:requestID>/reject", questions.QuestionRejectView, "question.reject"),
     # prompting, abort, shell
-    path("session/<str:sessionID>/prompt_async", rv.PromptAsyncView.as_view(), name="session.prompt_async"),
-    path("session/<str:sessionID>/abort", rv.AbortView.as_view(), name="session.abort"),
-    path("session/<str:sessionID>/shell", rv.ShellView.as_view(), name="session.shell"),
+    route("session/<str:sessionID>/prompt_async", prompt.PromptAsyncView, "session.prompt_async"),
+    route("session/<str:sessionID>/abort", prompt.AbortView, "session.abort"),
+    route("session/<str:sessionID>/shell", prompt.ShellView, "session.shell"),
     # revert, unrevert, diff
-    path("session/<str:sessionID>/revert", sv.RevertView.as_view(), name="session.revert"),
-    path("session/<str:sessionID>/unrevert", sv.UnrevertView.as_view(), name="session.unrevert"),
-    path("session/<str:sessionID>/diff", sv.DiffView.as_view(), name="session.diff"),
+    route("session/<str:sessionID>/revert", revert.RevertView, "session.revert"),
+    route("session/<str:sessionID>/unrevert", revert.UnrevertView, "session.unrevert"),
+    route("session/<str:sessionID>/diff", revert.DiffView, "session.diff"),
     # commands, init, summarize, skills
-    path("command", cv.CommandListView.as_view(), name="command.list"),
-    path("skill", cv.SkillListView.as_view(), name="app.skills"),
-    path("session/<str:sessionID>/command", cv.SessionCommandView.as_view(), name="session.command"),
-    path("session/<str:sessionID>/init", cv.SessionInitView.as_view(), name="session.init"),
-    path("session/<str:sessionID>/summarize", cv.SessionSummarizeView.as_view(), name="session.summarize"),
+    route("command", commands.CommandListView, "command.list"),
+    route("skill", commands.SkillListView, "app.skills"),
+    route("session/<str:sessionID>/command", commands.SessionCommandView, "session.command"),
+    route("session/<str:sessionID>/init", commands.SessionInitView, "session.init"),
+    route("session/<str:sessionID>/summarize", commands.SessionSummarizeView, "session.summarize"),
 ]
 
 v2: list = [
-    path("session", v2.V2SessionCollectionView.as_view(), name="session.list"),
+    route("session", sessions.V2SessionCollectionView, "session.list", "session.create"),
     # Before session/<sessionID>, which would take "active" for an id.
-    path("session/active", v2_requests_views.V2SessionActiveView.as_view(), name="session.active"),
-    path("session/<str:sessionID>/interrupt", v2_requests_views.V2SessionInterruptView.as_view(),
-         name="session.interrupt"),
-    path("permission/request", v2_requests_views.V2PermissionRequestListView.as_view(),
-         name="permission.request.list"),
-    path("question/request", v2_requests_views.V2QuestionRequestListView.as_view(), name="question.request.list"),
-    path("session/<str:sessionID>", v2.V2SessionItemView.as_view(), name="session.get"),
-    path("session/<str:sessionID>/message", v2.V2SessionMessagesView.as_view(), name="session.message.list"),
-    path("session/<str:sessionID>/todo", v2.V2SessionTodoView.as_view(), name="session.todo"),
-    path("session/<str:sessionID>/context", v2.V2SessionContextView.as_view(), name="session.context"),
-    path("agent", tv.V2AgentListView.as_view(), name="agent.list"),
-    path("permission", pv.V2PermissionListView.as_view(), name="permission.list"),
-    path("permission/<str:permissionID>/reply", pv.V2PermissionReplyView.as_view(), name="permission.reply"),
-    path("question", pv.V2QuestionListView.as_view(), name="question.list"),
-    path("question/<str:questionID>/reply", pv.V2QuestionReplyView.as_view(), name="question.reply"),
-    path("question/<str:questionID>/reject", pv.V2QuestionRejectView.as_view(), name="question.reject"),
-    path("session/<str:sessionID>/prompt", rv.V2PromptView.as_view(), name="session.prompt"),
-    path("session/<str:sessionID>/wait", rv.V2WaitView.as_view(), name="session.wait"),
-    path("session/<str:sessionID>/diff", sv.V2DiffView.as_view(), name="session.diff"),
-    path("command", cv.V2CommandListView.as_view(), name="command.list"),
-    path("skill", cv.V2SkillListView.as_view(), name="skill.list"),
-    path("session/<str:sessionID>/compact", cv.V2CompactView.as_view(), name="session.compact"),
+    route("session/active", sessions.V2SessionActiveView, "session.active"),
+    route("session/<str:sessionID>", sessions.V2SessionItemView, "session.get", "session.update", "session.delete"),
+    route("session/<str:sessionID>/todo", sessions.V2SessionTodoView, "session.todo"),
+    route("session/<str:sessionID>/context", sessions.V2SessionContextView, "session.context"),
+    route("session/<str:sessionID>/message", messages.V2SessionMessagesView, "session.message.list"),
+    route("session/<str:sessionID>/prompt", prompt.V2PromptView, "session.prompt"),
+    route("session/<str:sessionID>/wait", prompt.V2WaitView, "session.wait"),
+    route("session/<str:sessionID>/interrupt", prompt.V2SessionInterruptView, "session.interrupt"),
+    route("session/<str:sessionID>/diff", revert.V2DiffView, "session.diff"),
+    route("session/<str:sessionID>/compact", commands.V2CompactView, "session.compact"),
+    route("agent", agents.V2AgentListView, "agent.list"),
+    route("permission", permissions.V2PermissionListView, "permission.list"),
+    route("permission/request", permissions.V2PermissionRequestListView, "permission.request.list"),
+    route("permission/<str:permissionID>/reply", permissions.V2PermissionReplyView, "permission.reply"),
+    route("question", questions.V2QuestionListView, "question.list"),
+    route("question/request", questions.V2QuestionRequestListView, "question.request.list"),
+    route("question/<str:questionID>/reply", questions.V2QuestionReplyView, "question.reply"),
+    route("question/<str:questionID>/reject", questions.V2QuestionRejectView, "question.reject"),
+    route("command", commands.V2CommandListView, "command.list"),
+    route("skill", commands.V2SkillListView, "skill.list"),
+    # workspace.warp moves a session; the rest of workspace.* is projects_app's, mounted after this app.
+    route("workspace/warp", workspaces.WorkspaceWarpView, "workspace.warp"),
 ]

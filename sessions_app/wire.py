@@ -56,6 +56,16 @@ def session_wire(session: Session) -> dict:
     return out
 
 
+def session_wire_v2(session: Session) -> dict:
+    """The v2 mount's Session: 1.18's plus its `location` and `subpath`."""
+    out = session_wire(session)
+    out["location"] = {"directory": session.directory}
+    if session.workspace_id:
+        out["location"]["workspaceID"] = session.workspace_id
+    out["subpath"] = session.path
+    return out
+
+
 def public_info(info: dict) -> dict:
     """Keys starting with "_" are server-private bookkeeping (e.g. the runner's `_noReply` mark) and never
     leave the server."""

@@ -1,26 +1,11 @@
-"""v2 workspace.* routes (server kind: no runtime context). Meanings of status/sync/warp: projects_app/workspaces.py."""
+"""Workspaces: the v2 workspace.* routes (server kind: no runtime context; meanings of status and sync:
+projects_app/workspaces.py) but workspace.warp (a session's move: sessions_app/api/workspaces.py), and 1.18's
+experimental.workspace.list / experimental.workspace.status of the context's project."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, IdField, id_param, parse, parse_query
+from agentserver.api import ApiView, StrictBooleanField, StrictCharField, id_param, parse, parse_query
 from projects_app import workspaces
-from sessions_app.wire import session_wire
-
-
-class StrictCharField(serializers.CharField):
-    """A JSON string, not a number DRF would quietly turn into one."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class StrictBooleanField(serializers.BooleanField):
-    def to_internal_value(self, data):
-        if not isinstance(data, bool):
-            self.fail("invalid", input=data)
-        return data
 
 
 class WorkspaceCreateInput(serializers.Serializer):
@@ -44,12 +29,6 @@ class WorkspaceListQuery(serializers.Serializer):
 
 class WorkspaceDeleteQuery(serializers.Serializer):
     removeFiles = serializers.BooleanField(required=False, default=False)
-
-
-class WorkspaceWarpInput(serializers.Serializer):
-    sessionID = IdField("ses")
-    workspaceID = IdField("wrk", required=False, allow_null=True)
-    copyChanges = StrictBooleanField()
 
 
 class WorkspaceListView(ApiView):
@@ -105,12 +84,17 @@ class WorkspaceSyncView(ApiView):
         return Response(workspaces.workspace_sync(user=request.user))
 
 
-class WorkspaceWarpView(ApiView):
-    operation_ids = {"POST": "workspace.warp"}
+# ---- 1.18's experimental routes (original mount) -----------------------------------------------------
 
-    def post(self, request):
-        data = parse(WorkspaceWarpInput, request.data)
-        session, copied = workspaces.workspace_warp(user=request.user, session_id=data["sessionID"],
-                                                    workspace_id=data.get("workspaceID"),
-                                                    copy_changes=data["copyChanges"])
-        return Response({"session": session_wire(session), "copied": copied})
+class ExperimentalWorkspaceView(ApiView):
+    operation_ids = {"GET": "experimental.workspace.list"}
+
+    def get(self, request):
+        return Response(workspaces.project_workspaces(context=self.context(request)))
+
+
+class ExperimentalWorkspaceStatusView(ApiView):
+    operation_ids = {"GET": "experimental.workspace.status"}
+
+    def get(self, request):
+        return Response(workspaces.project_workspace_status(context=self.context(request)))

@@ -1,9 +1,11 @@
-"""tool.ids, tool.list, app.agents (GET /agent) and v2 agent.list."""
+"""Agents and their tools: tool.ids, tool.list, app.agents (GET /agent), experimental.capabilities.get
+(original) and agent.list (v2)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import ApiView, V2RequestView, parse_query
 from projects_app.config import effective_config
+from sessions_app import selectors
 from sessions_app.runtime import tools
 from sessions_app.runtime.agents import agent_list, agent_list_v2
 
@@ -37,6 +39,13 @@ class AgentsView(ApiView):
 
     def get(self, request):
         return Response(agent_list(effective_config(self.context(request))))
+
+
+class CapabilitiesView(ApiView):
+    operation_ids = {"GET": "experimental.capabilities.get"}
+
+    def get(self, request):
+        return Response(selectors.capabilities())
 
 
 class V2AgentListView(V2RequestView):

@@ -1,13 +1,13 @@
-"""Command routes: command.list, session.command, session.init, session.summarize, and the v2 command.list,
-session.compact and skill.list. Thin: parse, call services/commands, render."""
+"""Commands and skills: command.list, app.skills, session.command, session.init, session.summarize, and the
+v2 command.list, skill.list and session.compact. Thin: parse, call services/commands, render."""
 from __future__ import annotations
 
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, IdField, V2RequestView, id_param, parse
-from projects_app.api_workspaces import StrictBooleanField, StrictCharField
-from sessions_app import selectors
+from agentserver.api import ApiView, IdField, StrictBooleanField, StrictCharField, V2RequestView, parse
+from sessions_app.api.sessions import session_from_path
+from sessions_app.runtime.agents import parse_model
 from sessions_app.services import commands
 from sessions_app.wire import message_wire
 
@@ -44,13 +44,7 @@ class SummarizeBody(serializers.Serializer):
     auto = StrictBooleanField(required=False, default=False)
 
 
-def _session(request, session_id: str):
-    return selectors.session_get(user=request.user, session_id=id_param(session_id, "ses", "session"))
-
-
 def _v2_command(command: dict) -> dict:
-    from sessions_app.runtime.agents import parse_model
-
     out = {k: command[k] for k in V2_COMMAND_FIELDS if k in command}
     model = parse_model(command.get("model"))
     if model:
@@ -69,7 +63,7 @@ class SessionCommandView(ApiView):
     operation_ids = {"POST": "session.command"}
 
     def post(self, request, sessionID: str):
-        session = _session(request, sessionID)
+        session = session_from_path(request, sessionID)
         body = parse(CommandBody, request.data)
         message, parts = commands.session_command(
             session=session, command=body["command"], arguments=body["arguments"], agent=body.get("agent"),
@@ -81,7 +75,7 @@ class SessionInitView(ApiView):
     operation_ids = {"POST": "session.init"}
 
     def post(self, request, sessionID: str):
-        session = _session(request, sessionID)
+        session = session_from_path(request, sessionID)
         body = parse(InitBody, request.data)
         return Response(commands.session_init(session=session, provider_id=body["providerID"],
                                               model_id=body["modelID"], message_id=body["messageID"]))
@@ -91,7 +85,7 @@ class SessionSummarizeView(ApiView):
     operation_ids = {"POST": "session.summarize"}
 
     def post(self, request, sessionID: str):
-        session = _session(request, sessionID)
+        session = session_from_path(request, sessionID)
         body = parse(SummarizeBody, request.data)
         return Response(commands.session_summarize(session=session, provider_id=body["providerID"],
                                                    model_id=body["modelID"], auto=body["auto"]))
@@ -125,6 +119,6 @@ class V2CompactView(ApiView):
     operation_ids = {"POST": "session.compact"}
 
     def post(self, request, sessionID: str):
-        session = _session(request, sessionID)
+        session = session_from_path(request, sessionID)
         commands.session_compact(session=session)
         return Response(status=204)

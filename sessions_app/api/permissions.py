@@ -1,10 +1,13 @@
-"""Permission and question routes: list the caller's pending requests, answer them (original and v2 mounts)."""
+"""Permission requests: permission.list, permission.reply, permission.respond (original) and
+permission.list, permission.reply, permission.request.list (v2): list the caller's pending requests, answer
+them."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, V2RequestView, id_param, parse
+from agentserver.api import ApiView, LocatedView, V2RequestView, id_param, parse
+from sessions_app.api.serializers import spec_response
 from sessions_app.selectors import session_get
-from sessions_app.services import permissions, questions
+from sessions_app.services import permissions
 
 REPLY_ERROR = 'Expected "once" | "always" | "reject"'
 
@@ -18,8 +21,14 @@ class RespondBody(serializers.Serializer):
     response = serializers.ChoiceField(choices=permissions.REPLIES, error_messages={"invalid_choice": REPLY_ERROR})
 
 
-class AnswersBody(serializers.Serializer):
-    answers = serializers.ListField(child=serializers.ListField(child=serializers.CharField(allow_blank=True)))
+def permission_v2_wire(request: dict) -> dict:
+    out = {"id": request["id"], "sessionID": request["sessionID"], "action": request["permission"],
+           "resources": request["patterns"], "save": request.get("always") or [],
+           "metadata": request.get("metadata") or {}}
+    tool = request.get("tool")
+    if isinstance(tool, dict) and tool.get("messageID") and tool.get("callID"):
+        out["source"] = {"type": "tool", "messageID": tool["messageID"], "callID": tool["callID"]}
+    return out
 
 
 class PermissionListView(ApiView):
@@ -57,48 +66,10 @@ class PermissionRespondView(ApiView):
                                                      reply=body["response"], session_id=session_id))
 
 
-class QuestionListView(ApiView):
-    operation_ids = {"GET": "question.list"}
-
-    def get(self, request):
-        return Response(questions.question_list(user=request.user))
-
-
-class QuestionReplyView(ApiView):
-    operation_ids = {"POST": "question.reply"}
-    id_kwarg = "requestID"
-
-    def body(self, data) -> dict:
-        return parse(AnswersBody, data)
-
-    def post(self, request, **kwargs):
-        request_id = id_param(kwargs[self.id_kwarg], "que", "question")
-        body = self.body(request.data)
-        return Response(questions.question_reply(user=request.user, request_id=request_id, answers=body["answers"]))
-
-
-class QuestionRejectView(ApiView):
-    operation_ids = {"POST": "question.reject"}
-    id_kwarg = "requestID"
-
-    def post(self, request, **kwargs):
-        request_id = id_param(kwargs[self.id_kwarg], "que", "question")
-        return Response(questions.question_reject(user=request.user, request_id=request_id))
-
+# ---- v2 -----------------------------------------------------------------------------------------------
 
 class V2PermissionListView(V2RequestView, PermissionListView):
     operation_ids = {"GET": "permission.list"}
-
-
-def spec_response(data, inner: str):
-    """The customer's spec names the v2 reply's input `response` (a PermissionReply / QuestionResponse);
-    opencode 1.18 sends `reply` / `answers`. `response` may be the bare value or an object holding `inner`."""
-    if not isinstance(data, dict) or "response" not in data or inner in data:
-        return data
-    response = data["response"]
-    if isinstance(response, dict):
-        return {**{k: v for k, v in data.items() if k != "response"}, **response}
-    return {**{k: v for k, v in data.items() if k != "response"}, inner: response}
 
 
 class V2PermissionReplyView(V2RequestView, PermissionReplyView):
@@ -109,18 +80,10 @@ class V2PermissionReplyView(V2RequestView, PermissionReplyView):
         return parse(ReplyBody, spec_response(data, "reply"))
 
 
-class V2QuestionListView(V2RequestView, QuestionListView):
-    operation_ids = {"GET": "question.list"}
+class V2PermissionRequestListView(LocatedView):
+    operation_ids = {"GET": "permission.request.list"}
 
-
-class V2QuestionReplyView(V2RequestView, QuestionReplyView):
-    operation_ids = {"POST": "question.reply"}
-    id_kwarg = "questionID"
-
-    def body(self, data) -> dict:
-        return parse(AnswersBody, spec_response(data, "answers"))
-
-
-class V2QuestionRejectView(V2RequestView, QuestionRejectView):
-    operation_ids = {"POST": "question.reject"}
-    id_kwarg = "questionID"
+    def get(self, request):
+        context = self.context(request)
+        pending = permissions.permission_list(user=request.user, project_id=context.project_id)
+        return self.located(request, [permission_v2_wire(r) for r in pending])

@@ -1,5 +1,6 @@
-"""Prompt routes: session.prompt (POST /session/{id}/message), session.prompt_async, session.abort,
-session.shell, and the v2 session.prompt / session.wait. Thin: parse, call services/prompting, render.
+"""Prompting: session.prompt (POST /session/{id}/message), session.prompt_async, session.abort,
+session.shell, and the v2 session.prompt / session.wait / session.interrupt. Thin: parse, call
+services/prompting, render.
 
 The views are ordinary (threaded) DRF views; the runner lives on the server loop and is reached through
 runtime.supervisor (agentserver.loop.call), so a sync prompt blocks only its own request thread while it
@@ -9,11 +10,12 @@ from __future__ import annotations
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, IdField, id_param, parse
+from agentserver.api import ApiView, IdField, parse
 from agentserver.errors import BadRequest
-from sessions_app import selectors
+from sessions_app.api.sessions import session_from_path
 from sessions_app.services import prompting
-from sessions_app.wire import message_wire
+from sessions_app.services.shell import session_shell
+from sessions_app.wire import message_wire, session_wire_v2
 
 PART_FIELDS = {
     "text": {"text": str},
@@ -68,10 +70,6 @@ class V2PromptBody(serializers.Serializer):
     delivery = serializers.ChoiceField(choices=["immediate", "deferred"], required=False, default="immediate")
 
 
-def _session(request, session_id: str):
-    return selectors.session_get(user=request.user, session_id=id_param(session_id, "ses", "session"))
-
-
 def _prompt_input(data) -> dict:
     body = parse(PromptBody, data)
     return {**body, "model": dict(body["model"]) if body.get("model") else None,
@@ -87,7 +85,7 @@ class PromptView(ApiView):
     operation_ids = {"POST": "session.prompt"}
 
     def post(self, request, sessionID: str):
-        session = _session(request, sessionID)
+        session = session_from_path(request, sessionID)
         body = _prompt_input(request.data)
         result = prompting.prompt(session=session, body=body)
         if body.get("noReply"):
@@ -99,7 +97,7 @@ class PromptAsyncView(ApiView):
     operation_ids = {"POST": "session.prompt_async"}
 
     def post(self, request, sessionID: str):
-        session = _session(request, sessionID)
+        session = session_from_path(request, sessionID)
         prompting.prompt_async(session=session, body=_prompt_input(request.data))
         return Response(status=204)
 
@@ -108,16 +106,14 @@ class AbortView(ApiView):
     operation_ids = {"POST": "session.abort"}
 
     def post(self, request, sessionID: str):
-        return Response(prompting.session_abort(session=_session(request, sessionID)))
+        return Response(prompting.session_abort(session=session_from_path(request, sessionID)))
 
 
 class ShellView(ApiView):
     operation_ids = {"POST": "session.shell"}
 
     def post(self, request, sessionID: str):
-        from sessions_app.services.shell import session_shell
-
-        session = _session(request, sessionID)
+        session = session_from_path(request, sessionID)
         body = parse(ShellBody, request.data)
         model = dict(body["model"]) if body.get("model") else None
         return Response(_answer_wire(session_shell(session=session, agent=body["agent"], command=body["command"],
@@ -128,7 +124,7 @@ class V2PromptView(ApiView):
     operation_ids = {"POST": "session.prompt"}
 
     def post(self, request, sessionID: str):
-        session = _session(request, sessionID)
+        session = session_from_path(request, sessionID)
         if not isinstance(request.data, dict) or not isinstance(request.data.get("prompt"), dict):
             raise BadRequest("Missing key prompt", kind="Body", issues=[{"path": ["prompt"], "message": "required"}])
         body = parse(V2PromptBody, request.data)
@@ -141,10 +137,16 @@ class V2WaitView(ApiView):
     operation_ids = {"POST": "session.wait"}
 
     def post(self, request, sessionID: str):
-        from sessions_app.api.v2 import v2_session
-
-        session = _session(request, sessionID)
+        session = session_from_path(request, sessionID)
         last = prompting.session_wait(session=session)
         session.refresh_from_db()
-        return Response({"data": {"session": v2_session(session),
+        return Response({"data": {"session": session_wire_v2(session),
                                   "message": message_wire(*last) if last else None}})
+
+
+class V2SessionInterruptView(ApiView):
+    operation_ids = {"POST": "session.interrupt"}
+
+    def post(self, request, sessionID: str):
+        prompting.session_abort(session=session_from_path(request, sessionID))
+        return Response(status=204)

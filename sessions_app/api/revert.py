@@ -5,7 +5,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import ApiView, IdField, parse, parse_query
-from sessions_app.api.original import session_from_path
+from sessions_app.api.sessions import session_from_path
 from sessions_app.services import revert as revert_service
 from sessions_app.runtime import session_diff
 from sessions_app.wire import session_wire

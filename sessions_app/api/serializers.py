@@ -1,20 +1,12 @@
-"""Input shapes of the session routes (original and v2). Output is rendered by sessions_app.wire."""
+"""Input shapes of the session routes shared by several of their modules (original and v2). Output is
+rendered by sessions_app.wire."""
 from rest_framework import serializers
 
-from agentserver.api import IdField
+from agentserver.api import IdField, StrictCharField
 
 # Bounds keep huge numbers out of 64-bit database columns (an overflow would be a 500).
 MAX_MS = 2**53
 MAX_LIMIT = 10**9
-
-
-class StrictCharField(serializers.CharField):
-    """A string, never a number coerced into one (`{"title": 5}` is a 400, as in opencode)."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            raise serializers.ValidationError("Expected a string")
-        return super().to_internal_value(data)
 
 
 class ModelRefField(serializers.Field):
@@ -111,3 +103,14 @@ class V2MessageListQuery(serializers.Serializer):
 
 class ForkBody(serializers.Serializer):
     messageID = IdField("msg", required=False, allow_null=True)
+
+
+def spec_response(data, inner: str):
+    """The customer's spec names the v2 reply's input `response` (a PermissionReply / QuestionResponse);
+    opencode 1.18 sends `reply` / `answers`. `response` may be the bare value or an object holding `inner`."""
+    if not isinstance(data, dict) or "response" not in data or inner in data:
+        return data
+    response = data["response"]
+    if isinstance(response, dict):
+        return {**{k: v for k, v in data.items() if k != "response"}, **response}
+    return {**{k: v for k, v in data.items() if k != "response"}, inner: response}

@@ -1,22 +1,26 @@
-"""Original (root-mounted) session routes: thin views over sessions_app services and selectors.
+"""The session store's routes: session.list / create / status / get / update / delete / children / todo /
+fork / share / unshare (original) and session.list / create / get / update / delete / todo / context / active
+(v2, the `{data}` envelope; lists `{data, cursor: {next?}}` plus `X-Next-Cursor`, as opencode 1.18's /doc
+describes).
 
 Session item routes resolve the session's pinned context from its id and ignore `directory`."""
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, id_param, parse, parse_query
+from agentserver.api import ApiView, V2RequestView, decode_cursor, encode_cursor, id_param, page, parse, parse_query
+from agentserver.errors import BadRequest
+from projects_app.contexts import context_for_directory
 from sessions_app import selectors
 from sessions_app.api import serializers as s
 from sessions_app.services import removal
 from sessions_app.store import sessions as session_services
 from sessions_app.store import sharing
-from sessions_app.wire import message_wire, session_wire, todo_wire
+from sessions_app.wire import message_wire, session_wire, session_wire_v2, todo_wire
 
 
 def session_from_path(request, session_id: str):
+    """The caller's session a path names (`{sessionID}`): 400 for a malformed id, 404 for another's."""
     return selectors.session_get(user=request.user, session_id=id_param(session_id, "ses", "session"))
 
 
@@ -111,31 +115,90 @@ class SessionShareView(ApiView):
         return Response(session_wire(sharing.session_unshare(session=session)))
 
 
-class SessionMessagesView(ApiView):
-    """GET: the session's messages, oldest first; `limit=N` gives the newest N with a `before` cursor for the
-    page before them (Link rel="next" + X-Next-Cursor), as opencode does. `limit=0` means all."""
+# ---- v2 -----------------------------------------------------------------------------------------------
 
-    operation_ids = {"GET": "session.messages"}
+class V2SessionCollectionView(V2RequestView):
+    operation_ids = {"GET": "session.list", "POST": "session.create"}
+
+    def get(self, request):
+        query = parse_query(s.V2SessionListQuery, request)
+        context = self.context(request)
+        order = query["order"]
+        cursor = None
+        if query.get("cursor"):
+            data = decode_cursor(query["cursor"], "updated", "id", "order")
+            if not isinstance(data["updated"], int) or not isinstance(data["id"], str):
+                raise BadRequest("Invalid cursor", kind="Query")
+            cursor, order = (data["updated"], data["id"]), data["order"]
+        limit = query.get("limit") or selectors.LIST_DEFAULT_LIMIT
+        path = query.get("path") or query.get("subpath") or context.path
+        sessions = selectors.session_list(
+            user=request.user, project_id=context.project_id, workspace_id=context.workspace_id, path=path,
+            roots=query["roots"], start=query.get("start"), search=query.get("search") or None,
+            limit=limit + 1, order=order, cursor=cursor,
+        )
+        next_cursor = None
+        if len(sessions) > limit:
+            sessions = sessions[:limit]
+            last = sessions[-1]
+            next_cursor = encode_cursor({"updated": last.time_updated, "id": last.id, "order": order})
+        return page([session_wire_v2(x) for x in sessions], next_cursor)
+
+    def post(self, request):
+        body = parse(s.V2SessionCreateBody, request.data)
+        context = self.context(request)
+        location = body.get("location")
+        if location:
+            context = context_for_directory(request.user, location["directory"],
+                                            workspace_id=location.get("workspaceID") or context.workspace_id)
+        session = session_services.session_create(
+            context=context, parent_id=body.get("parentID"), title=body.get("title"), agent=body.get("agent"),
+            model=body.get("model"), permission=body.get("permission"), metadata=body.get("metadata"),
+            share_base_url=request_base_url(request),
+        )
+        return Response({"data": session_wire_v2(session)})
+
+
+class V2SessionActiveView(ApiView):
+    operation_ids = {"GET": "session.active"}
+
+    def get(self, request):
+        running = selectors.session_statuses(user=request.user)
+        # 1.18 knows one active state: every non-idle session (busy, retrying) is "running".
+        return Response({"data": {session_id: {"type": "running"} for session_id in running}})
+
+
+class V2SessionItemView(ApiView):
+    operation_ids = {"GET": "session.get", "PATCH": "session.update", "DELETE": "session.delete"}
+
+    def get(self, request, sessionID: str):
+        return Response({"data": session_wire_v2(session_from_path(request, sessionID))})
+
+    def patch(self, request, sessionID: str):
+        session = session_from_path(request, sessionID)
+        body = parse(s.V2SessionUpdateBody, request.data)
+        session = session_services.session_update(
+            session=session, title=body.get("title"), archived=body.get("archived"),
+            archived_given="archived" in body, permission=body.get("permission"),
+        )
+        return Response({"data": session_wire_v2(session)})
+
+    def delete(self, request, sessionID: str):
+        return Response({"data": removal.session_delete(session=session_from_path(request, sessionID))})
+
+
+class V2SessionTodoView(ApiView):
+    operation_ids = {"GET": "session.todo"}
 
     def get(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        query = parse_query(s.MessageListQuery, request)
-        limit = query.get("limit") or None
-        before = selectors.decode_cursor(query["before"]) if query.get("before") else None
-        page = selectors.session_messages_stored(session=session, limit=limit, before=before)
-        headers = {}
-        if page.next_cursor:
-            link = request.build_absolute_uri(request.path) + "?" + urlencode({"limit": limit, "before": page.next_cursor})
-            headers = {"Link": f'<{link}>; rel="next"', "X-Next-Cursor": page.next_cursor}
-        return Response(page.items, headers=headers)
+        return Response({"data": [todo_wire(t) for t in selectors.session_todos(session=session)]})
 
 
-class SessionMessageView(ApiView):
-    operation_ids = {"GET": "session.message"}
+class V2SessionContextView(ApiView):
+    operation_ids = {"GET": "session.context"}
 
-    def get(self, request, sessionID: str, messageID: str):
-        id_param(sessionID, "ses", "session")
-        message_id = id_param(messageID, "msg", "message")
-        session = selectors.session_get(user=request.user, session_id=sessionID)
-        message, parts = selectors.message_get(session=session, message_id=message_id)
-        return Response(message_wire(message, parts))
+    def get(self, request, sessionID: str):
+        session = session_from_path(request, sessionID)
+        items = selectors.session_context_messages(session=session)
+        return Response({"data": [message_wire(m, parts) for m, parts in items]})

@@ -50,7 +50,7 @@ def _git_env() -> dict:
 
 def _context_bases(context) -> list[str]:
     from auth_app.tokens import roots_of
-    from projects_app.workspaces import server_workspace_directories
+    from projects_app.contexts import server_workspace_directories
 
     return roots_of(context.user) + server_workspace_directories(context.user, context.workspace_id)
 

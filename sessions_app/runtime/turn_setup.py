@@ -7,7 +7,8 @@ import math
 from dataclasses import dataclass
 
 from agentserver import ids
-from agentserver.context import RuntimeContext, context_for_directory
+from agentserver.context import RuntimeContext
+from projects_app.contexts import context_for_directory
 from agentserver.clock import now_ms
 from sessions_app.models import Message, Session
 

@@ -94,11 +94,11 @@ def session_init(*, session: Session, provider_id: str, model_id: str, message_i
     """The `init` command with no arguments; the project is marked initialized afterwards."""
     from agentserver import events
     from projects_app.models import Project
-    from projects_app.projects import project_wire
+    from projects_app.projects import project_of, project_wire
 
     session_command(session=session, command="init", arguments="", model=f"{provider_id}/{model_id}",
                     message_id=message_id)
-    project = session_context(session).project()
+    project = project_of(session_context(session))
     Project.objects.filter(pk=project.pk).update(time_initialized=now_ms())
     project.refresh_from_db()
     events.publish("project.updated", project_wire(project), owner_id=session.owner_id,

@@ -24,7 +24,7 @@ def share_config(session: Session, context=None) -> str | None:
     """The `share` key of the session's effective config ("manual" | "auto" | "disabled"); unreadable config
     never blocks sharing."""
     try:
-        from agentserver.context import context_for_directory
+        from projects_app.contexts import context_for_directory
         from projects_app.config import config_setting
 
         if context is None:

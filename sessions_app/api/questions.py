@@ -1,0 +1,69 @@
+"""Questions the agent asked: question.list, question.reply, question.reject (original and v2) and
+question.request.list (v2)."""
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from agentserver.api import ApiView, LocatedView, V2RequestView, id_param, parse
+from sessions_app.api.serializers import spec_response
+from sessions_app.services import questions
+
+
+class AnswersBody(serializers.Serializer):
+    answers = serializers.ListField(child=serializers.ListField(child=serializers.CharField(allow_blank=True)))
+
+
+class QuestionListView(ApiView):
+    operation_ids = {"GET": "question.list"}
+
+    def get(self, request):
+        return Response(questions.question_list(user=request.user))
+
+
+class QuestionReplyView(ApiView):
+    operation_ids = {"POST": "question.reply"}
+    id_kwarg = "requestID"
+
+    def body(self, data) -> dict:
+        return parse(AnswersBody, data)
+
+    def post(self, request, **kwargs):
+        request_id = id_param(kwargs[self.id_kwarg], "que", "question")
+        body = self.body(request.data)
+        return Response(questions.question_reply(user=request.user, request_id=request_id, answers=body["answers"]))
+
+
+class QuestionRejectView(ApiView):
+    operation_ids = {"POST": "question.reject"}
+    id_kwarg = "requestID"
+
+    def post(self, request, **kwargs):
+        request_id = id_param(kwargs[self.id_kwarg], "que", "question")
+        return Response(questions.question_reject(user=request.user, request_id=request_id))
+
+
+# ---- v2 -----------------------------------------------------------------------------------------------
+
+class V2QuestionListView(V2RequestView, QuestionListView):
+    operation_ids = {"GET": "question.list"}
+
+
+class V2QuestionReplyView(V2RequestView, QuestionReplyView):
+    operation_ids = {"POST": "question.reply"}
+    id_kwarg = "questionID"
+
+    def body(self, data) -> dict:
+        return parse(AnswersBody, spec_response(data, "answers"))
+
+
+class V2QuestionRejectView(V2RequestView, QuestionRejectView):
+    operation_ids = {"POST": "question.reject"}
+    id_kwarg = "questionID"
+
+
+class V2QuestionRequestListView(LocatedView):
+    operation_ids = {"GET": "question.request.list"}
+
+    def get(self, request):
+        context = self.context(request)
+        pending = questions.question_list(user=request.user, project_id=context.project_id)
+        return self.located(request, pending)

@@ -1,0 +1,24 @@
+"""workspace.warp (v2, server kind): move a session into a workspace or back (sessions_app/services/workspaces.py).
+The other workspace.* routes are projects_app's."""
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from agentserver.api import ApiView, IdField, StrictBooleanField, parse
+from sessions_app.services.workspaces import workspace_warp
+from sessions_app.wire import session_wire
+
+
+class WorkspaceWarpInput(serializers.Serializer):
+    sessionID = IdField("ses")
+    workspaceID = IdField("wrk", required=False, allow_null=True)
+    copyChanges = StrictBooleanField()
+
+
+class WorkspaceWarpView(ApiView):
+    operation_ids = {"POST": "workspace.warp"}
+
+    def post(self, request):
+        data = parse(WorkspaceWarpInput, request.data)
+        session, copied = workspace_warp(user=request.user, session_id=data["sessionID"],
+                                         workspace_id=data.get("workspaceID"), copy_changes=data["copyChanges"])
+        return Response({"session": session_wire(session), "copied": copied})
