@@ -4,8 +4,6 @@ from django.db import models
 from agentserver.clock import now_ms  # noqa: F401 — migrations name it here
 
 
-
-
 class Project(models.Model):
     """A git repository (id = its root commit) or the `global` bucket for non-git directories, per owner."""
 
@@ -53,34 +51,8 @@ class Workspace(models.Model):
         return self.name or self.id
 
 
-def server_workspace_directories(user, workspace_id: str | None) -> list[str]:
-    """Server-created worktrees may live outside the user's roots (under DATA_DIR); the runtime context
-    admits them. Here rather than in the workspace use cases because the context, which they build on,
-    needs it."""
-    if not workspace_id:
-        return []
-    return list(Workspace.objects.filter(owner=user, id=workspace_id, created_by_server=True)
-                .values_list("directory", flat=True))
-
-
 class UserConfig(models.Model):
     """The user's global config layer (what ~/.config/opencode/opencode.json is to opencode)."""
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="agent_config")
     data = models.JSONField(default=dict, blank=True)
-
-
-class TuiControlRequest(models.Model):
-    """A `/tui/*` call waiting for the caller's own control client (`tui.control.next` hands it out,
-    `tui.control.response` answers it). Kept briefly: a queue nobody reads must not grow."""
-
-    id = models.CharField(primary_key=True, max_length=40)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tui_requests")
-    path = models.CharField(max_length=255)
-    body = models.JSONField(null=True, blank=True)
-    state = models.CharField(max_length=16, default="pending")  # pending → claimed → answered
-    response = models.JSONField(null=True, blank=True)
-    time_created = models.BigIntegerField(default=now_ms)
-
-    class Meta:
-        indexes = [models.Index(fields=["owner", "state", "id"])]

@@ -18,7 +18,7 @@ from django.db import transaction
 from agentserver import events, ids
 from agentserver.context import RuntimeContext
 from agentserver.errors import NotFound
-from projects_app.models import TuiControlRequest, now_ms
+from tui_app.models import TuiControlRequest, now_ms
 
 QUEUE_SECONDS = 300
 QUEUE_LIMIT = 100

@@ -63,7 +63,7 @@ def test_the_control_queue_hands_out_requests_in_order_and_takes_answers(alice):
     assert alice.post("/tui/control/response", json=True).status_code == 200
     # Nothing handed out is waiting for an answer any more.
     assert alice.post("/tui/control/response", json={"late": 1}).status_code == 404
-    from projects_app.models import TuiControlRequest
+    from tui_app.models import TuiControlRequest
 
     assert list(TuiControlRequest.objects.filter(owner=alice.user).values_list("state", "response")) == [
         ("answered", {"ok": True}), ("answered", True)]
@@ -81,7 +81,7 @@ def test_users_only_reach_their_own_tuis(alice, bob):
 
 
 def test_selecting_an_unknown_or_foreign_session_is_404_and_sends_nothing(alice, bob):
-    from projects_app.models import TuiControlRequest
+    from tui_app.models import TuiControlRequest
 
     session = create_session(alice)
     assert bob.post("/tui/select-session", json={"sessionID": session["id"]}).status_code == 404
@@ -93,7 +93,7 @@ def test_selecting_an_unknown_or_foreign_session_is_404_and_sends_nothing(alice,
 
 
 def test_bad_input_is_400_naming_the_field_and_sends_nothing(alice):
-    from projects_app.models import TuiControlRequest
+    from tui_app.models import TuiControlRequest
 
     for path, body, field in (
             ("/tui/append-prompt", {}, "text"),

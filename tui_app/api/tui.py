@@ -1,11 +1,11 @@
-"""The /tui/* control routes of the SDK (projects_app.tui_control says where each call goes)."""
+"""The /tui/* control routes of the SDK (tui_app/control.py says where each call goes)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, StrictCharField, id_param, parse
+from agentserver.api import ApiView, StrictCharField, expected, id_param, parse
 from agentserver.errors import BadRequest
-from projects_app import tui_control
 from sessions_app.selectors import session_get
+from tui_app import control
 
 TOAST_VARIANTS = ("info", "success", "warning", "error")
 
@@ -36,7 +36,7 @@ class PublishBody(serializers.Serializer):
 
 
 def _send(view: ApiView, request, event_type: str, properties: dict):
-    return Response(tui_control.tui_send(context=view.context(request), path=request.path, body=properties,
+    return Response(control.tui_send(context=view.context(request), path=request.path, body=properties,
                                          event_type=event_type, properties=properties))
 
 
@@ -70,7 +70,7 @@ class ExecuteCommandView(ApiView):
 
     def post(self, request):
         body = parse(CommandBody, request.data)
-        return _send(self, request, "tui.command.execute", {"command": tui_control.command_name(body["command"])})
+        return _send(self, request, "tui.command.execute", {"command": control.command_name(body["command"])})
 
 
 class ShowToastView(ApiView):
@@ -110,7 +110,7 @@ class ControlNextView(ApiView):
     operation_ids = {"GET": "tui.control.next"}
 
     def get(self, request):
-        item = tui_control.control_next(user=request.user)
+        item = control.control_next(user=request.user)
         return Response(item) if item is not None else Response(status=204)
 
 
@@ -119,5 +119,5 @@ class ControlResponseView(ApiView):
 
     def post(self, request):
         if request.data is None:
-            raise BadRequest("Request body must be JSON")
-        return Response(tui_control.control_response(user=request.user, body=request.data))
+            raise BadRequest(expected("a JSON value", None))
+        return Response(control.control_response(user=request.user, body=request.data))
