@@ -8,14 +8,12 @@ from __future__ import annotations
 import logging
 import os
 
+from auth_app.accounts import active_credential
+
 log = logging.getLogger(__name__)
 
 
 def account_credential(user, service_id: str) -> dict | None:
-    try:
-        from auth_app.accounts import active_credential
-    except ImportError:  # auth accounts not installed: env and config still work
-        return None
     try:
         credential = active_credential(user, service_id)
     except Exception:  # a broken account row must not take the provider list down

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 
 from agentserver.errors import BadRequest
+from auth_app.models import AuthAccount
+from projects_app.config import effective_config
 from providers_app import catalog, credentials
 
 DEFAULT_NPM = "@ai-sdk/openai-compatible"
@@ -69,27 +71,9 @@ class ModelInfo:
         return self.model.get("cost") or {}
 
 
-def config_for(context) -> dict:
-    try:
-        from projects_app.config import effective_config
-    except ImportError:  # foundation not installed yet: the user's global layer alone
-        from projects_app.models import UserConfig
-
-        data = UserConfig.objects.filter(user=context.user).values_list("data", flat=True).first()
-        return data if isinstance(data, dict) else {}
-    return effective_config(context)
-
-
 def active_account_services(user) -> set[str]:
     """Services with an active auth account, in one query (credentials are decrypted only when used)."""
-    try:
-        from auth_app.models import AuthAccount
-    except ImportError:
-        return set()
-    try:
-        return set(AuthAccount.objects.filter(owner=user, active=True).values_list("service_id", flat=True))
-    except Exception:  # table not migrated yet in an old database
-        return set()
+    return set(AuthAccount.objects.filter(owner=user, active=True).values_list("service_id", flat=True))
 
 
 def _merged_model(model_id: str, base: dict | None, override: dict) -> dict:
@@ -132,7 +116,7 @@ def _overlay(provider_id: str, base: dict | None, cfg: dict) -> dict:
 
 def provider_entries(context, *, config: dict | None = None) -> dict[str, ProviderEntry]:
     """All providers this context may use, keyed by id (catalog order, then config-only ones)."""
-    config = config_for(context) if config is None else config
+    config = effective_config(context) if config is None else config
     provider_cfg = config.get("provider") if isinstance(config.get("provider"), dict) else {}
     base = catalog.catalog()
     accounts = active_account_services(context.user)
@@ -246,7 +230,7 @@ def _first_connected(entries: dict[str, ProviderEntry]) -> ProviderEntry | None:
 
 def default_model(*, context, config: dict | None = None) -> tuple[str, str]:
     """`model` from config when it names a known model, else the best model of the first connected provider."""
-    config = config_for(context) if config is None else config
+    config = effective_config(context) if config is None else config
     entries = provider_entries(context, config=config)
     ref = parse_model_ref(config.get("model"))
     if ref and ref[0] in entries and ref[1] in entries[ref[0]].record.get("models", {}):
@@ -261,7 +245,7 @@ def default_model(*, context, config: dict | None = None) -> tuple[str, str]:
 
 def small_model(*, context, config: dict | None = None) -> tuple[str, str]:
     """`small_model` from config, else a small model of the default model's provider, else the default model."""
-    config = config_for(context) if config is None else config
+    config = effective_config(context) if config is None else config
     entries = provider_entries(context, config=config)
     ref = parse_model_ref(config.get("small_model"))
     if ref and ref[0] in entries and ref[1] in entries[ref[0]].record.get("models", {}):

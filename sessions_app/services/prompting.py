@@ -13,6 +13,7 @@ from sessions_app.runtime.prompt_input import resolve_parts
 from sessions_app.runtime.turn_setup import load_config, session_context
 from sessions_app.store import messages as message_service
 from sessions_app.services.model_choice import choose_model
+from sessions_app.services.revert import revert_cleanup
 
 
 def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tuple[Message, list[dict]]:
@@ -25,7 +26,9 @@ def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tup
     context = session_context(session)
     config = load_config(context)
     if session.revert:
-        _revert_cleanup(session)
+        # A staged revert is made final by the next prompt (reference §5.7).
+        revert_cleanup(session=session)
+        session.refresh_from_db()
     agent_name = body.get("agent") or default_agent_name(config)
     agent = agent_get(config, agent_name)
     model = choose_model(context=context, config=config, session=session, agent=agent, requested=body.get("model"))
@@ -64,16 +67,6 @@ def tools_as_session_rules(existing, tools: dict) -> list[dict]:
            for tool, enabled in tools.items()]
     keys = {(r["permission"], r["pattern"]) for r in new}
     return [r for r in clean_rules(existing) if (r["permission"], r["pattern"]) not in keys] + new
-
-
-def _revert_cleanup(session: Session) -> None:
-    """A staged revert is made final by the next prompt (reference §5.7), when the revert service exists."""
-    try:
-        from sessions_app.services.revert import revert_cleanup
-    except ImportError:
-        return
-    revert_cleanup(session=session)
-    session.refresh_from_db()
 
 
 def user_message_wire(message: Message, parts: list[dict]) -> dict:
