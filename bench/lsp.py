@@ -38,7 +38,7 @@ def setup(wait: float) -> tuple[object, Path]:
     data = Path(tempfile.mkdtemp(prefix="lsp-bench-"))
     os.environ["AGENTSERVER_DATA_DIR"] = str(data)
     os.environ["AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS"] = str(wait)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentserver.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
     import django
 
     django.setup()
@@ -56,7 +56,7 @@ def setup(wait: float) -> tuple[object, Path]:
 async def one_round(user, base: Path, name: str, case: tuple, edits: int) -> tuple[float | None, list[float]]:
     from asgiref.sync import sync_to_async
 
-    from agentserver.context import context_for_directory
+    from projects_app.contexts import context_for_directory
     from projects_app.edit_feedback import after_edit
     from projects_app.lsp.service import lsp_dispose, lsp_status
 

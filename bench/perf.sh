@@ -62,7 +62,7 @@ bench_user() {
 
 worker_on() {  # port [VAR=value...] → one worker started as scripts/serve.sh does; its pid in $!
   local port=$1; shift
-  (if [ $# -gt 0 ]; then export "$@"; fi; exec .venv/bin/python -m agentserver.serve --host 127.0.0.1 --port "$port" \
+  (if [ $# -gt 0 ]; then export "$@"; fi; exec .venv/bin/python -m server.serve --host 127.0.0.1 --port "$port" \
       >>"$WORK/server-$port.log" 2>&1) &
 }
 

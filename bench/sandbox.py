@@ -38,7 +38,7 @@ def free_port() -> int:
 
 def set_up(work: Path) -> tuple[str, Path]:
     """Database, user `bench` with a root holding a git repository, a provider config; returns (token, repo)."""
-    os.environ.update(AGENTSERVER_DATA_DIR=str(work / "data"), DJANGO_SETTINGS_MODULE="agentserver.settings")
+    os.environ.update(AGENTSERVER_DATA_DIR=str(work / "data"), DJANGO_SETTINGS_MODULE="server.settings")
     sys.path.insert(0, str(ROOT))
     import django
 
@@ -70,7 +70,7 @@ def start(mode: str, work: Path) -> tuple[subprocess.Popen, str]:
     port = free_port()
     env = {**os.environ, "AGENTSERVER_SANDBOX": mode}
     log = open(work / f"server-{mode}.log", "wb")
-    process = subprocess.Popen([sys.executable, "-m", "agentserver.serve", "--host", "127.0.0.1", "--port",
+    process = subprocess.Popen([sys.executable, "-m", "server.serve", "--host", "127.0.0.1", "--port",
                                 str(port)], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):

@@ -12,7 +12,7 @@ at it by writing `opencode.json` (provider `benchfake`, model `bench-model`) int
 servers read as project config. The previous file content is restored at the end.
 
     python bench/stream.py --base-url http://127.0.0.1:8000 --token as_xxx --directory ~/code/repo \
-        --server-pid $(pgrep -f 'agentserver.serve.*8000')
+        --server-pid $(pgrep -f 'server.serve.*8000')
     python bench/stream.py --base-url http://127.0.0.1:4096 --directory /tmp/repo          # reference server
 """
 from __future__ import annotations

@@ -8,4 +8,4 @@ cd "$here"
 AGENTSERVER_DEFAULT_ROOTS="${AGENTSERVER_DEFAULT_ROOTS:-$start_dir}" .venv/bin/python manage.py bootstrap
 .venv/bin/python manage.py collectstatic --noinput -v 0
 echo "agentserver listening on http://${HOST:-127.0.0.1}:${PORT:-4096}"
-exec .venv/bin/python -m agentserver.serve --host "${HOST:-127.0.0.1}" --port "${PORT:-4096}"
+exec .venv/bin/python -m server.serve --host "${HOST:-127.0.0.1}" --port "${PORT:-4096}"

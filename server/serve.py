@@ -1,5 +1,5 @@
-"""The one way a worker is started: `python -m agentserver.serve --host H --port P` (scripts/serve.sh, the
-tests' live servers, bench/). uvicorn with httptools and uvloop serves agentserver.asgi:application.
+"""The one way a worker is started: `python -m server.serve --host H --port P` (scripts/serve.sh, the
+tests' live servers, bench/). uvicorn with httptools and uvloop serves server.asgi:application.
 
 Why uvicorn and not daphne (the stack's first pick): measured on the same data and machine, after the
 request path itself was made lean (bench/perf.sh throughput), daphne's Twisted HTTP layer cost about 1 ms
@@ -17,7 +17,7 @@ import uvicorn
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m agentserver.serve")
+    parser = argparse.ArgumentParser(prog="python -m server.serve")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=4096)
     parser.add_argument("--log-level", default="warning")
@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--workers > 1 needs REDIS_URL and a PostgreSQL DATABASE_URL: workers share events through "
                      "Redis, and the embedded in-memory layer cannot reach another process")
     uvicorn.run(
-        "agentserver.asgi:application", host=args.host, port=args.port, loop="uvloop", http="httptools",
+        "server.asgi:application", host=args.host, port=args.port, loop="uvloop", http="httptools",
         ws="websockets-sansio", lifespan="on", access_log=args.access_log, log_level=args.log_level,
         # Large pastes and file bodies arrive in one frame; the body-size middleware bounds HTTP bodies.
         ws_max_size=64 * 1024 * 1024,

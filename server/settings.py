@@ -43,7 +43,7 @@ ALLOWED_HOSTS = _env_list("AGENTSERVER_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1
 
 INSTALLED_APPS = [
     # daphne only for `manage.py runserver` (a development server that speaks ASGI, so SSE and WebSocket
-    # routes work there too); workers are served by agentserver.serve (uvicorn: see its docstring).
+    # routes work there too); workers are served by server.serve (uvicorn: see its docstring).
     "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "sessions_app",
     "providers_app",
     "pty_app",
+    "tui_app",
 ]
 
 MIDDLEWARE = [
@@ -83,9 +84,9 @@ API_MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
 ]
 
-ROOT_URLCONF = "agentserver.urls"
+ROOT_URLCONF = "server.urls"
 APPEND_SLASH = False
-ASGI_APPLICATION = "agentserver.asgi.application"
+ASGI_APPLICATION = "server.asgi.application"
 
 TEMPLATES = [
     {

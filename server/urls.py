@@ -1,33 +1,38 @@
-"""Original routes at the root, v2 routes under /api (namespace "v2"), the admin, the OpenAPI document.
+"""The root URL conf: original routes at the root, v2 routes under /api (namespace "v2"), the admin and its
+static files. Each app's urls.py has an `original` and a `v2` list of routes, each named by its operation id
+(`grep "session.fork"` finds its route and view).
 
-Each app's urls.py exposes `original` and `v2` lists; every view declares `operation_ids`
-(method → spec operation id), so `grep "session.fork"` lands on its route and view."""
-from importlib import import_module
-
+Apps are mounted from the top layer down: Django takes the first pattern that matches a path, and a higher
+app may serve a fixed path (sessions_app's workspace/warp) that a lower app's pattern would take for an id
+(projects_app's workspace/<workspaceID>)."""
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.static import serve as serve_static
 
-from agentserver import views as core_views
+from agentserver.api import route
+from auth_app import urls as auth_urls
+from projects_app import urls as projects_urls
+from providers_app import urls as providers_urls
+from pty_app import urls as pty_urls
+from server.api import doc, events, health, log
+from sessions_app import urls as sessions_urls
+from tui_app import urls as tui_urls
 
-APPS = ["auth_app", "projects_app", "sessions_app", "providers_app", "pty_app"]
+APPS = [tui_urls, sessions_urls, pty_urls, providers_urls, projects_urls, auth_urls]
 
 original: list = [
-    path("global/health", core_views.HealthView.as_view(), name="global.health"),
-    path("global/event", core_views.global_event_stream, name="global.event"),
-    path("event", core_views.instance_event_stream, name="event.subscribe"),
-    path("instance/dispose", core_views.InstanceDisposeView.as_view(), name="instance.dispose"),
-    path("doc", core_views.OpenApiView.as_view(), name="doc"),
+    route("global/health", health.HealthView, "global.health"),
+    route("global/event", events.global_event_stream, "global.event"),
+    route("event", events.instance_event_stream, "event.subscribe"),
+    route("doc", doc.OpenApiView, "doc"),
+    route("log", log.LogView, "app.log"),
+    *(pattern for app in APPS for pattern in app.original),
 ]
 v2: list = [
-    path("event", core_views.v2_event_stream, name="event.subscribe"),
+    route("event", events.v2_event_stream, "event.subscribe"),
+    *(pattern for app in APPS for pattern in app.v2),
 ]
-
-for app in APPS:
-    module = import_module(f"{app}.urls")
-    original += getattr(module, "original", [])
-    v2 += getattr(module, "v2", [])
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -37,5 +42,5 @@ urlpatterns = [
     *original,
 ]
 
-handler404 = "agentserver.views.not_found"
-handler500 = "agentserver.views.server_error"
+handler404 = "agentserver.errors.not_found"
+handler500 = "agentserver.errors.server_error"

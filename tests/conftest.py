@@ -1,4 +1,4 @@
-"""Fixtures: a real server (agentserver.serve) in a subprocess sharing the test database, and the personas
+"""Fixtures: a real server (server.serve) in a subprocess sharing the test database, and the personas
 alice (owner), bob (another user) and charlie (no roots), each with an API token and an HTTP client.
 
 Tests that use `server` must also use the database transactionally (the personas do), because the
@@ -77,7 +77,7 @@ def start_server(env_overrides: dict | None = None, *, log_dir: Path) -> LiveSer
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     env.update(
-        DJANGO_SETTINGS_MODULE="agentserver.settings",
+        DJANGO_SETTINGS_MODULE="server.settings",
         DATABASE_URL=database_url_for(connection.settings_dict),
         AGENTSERVER_DATA_DIR=str(settings.DATA_DIR),
         AGENTSERVER_SSE_HEARTBEAT_SECONDS=os.environ.get("AGENTSERVER_SSE_HEARTBEAT_SECONDS", "10"),
@@ -93,7 +93,7 @@ def start_server(env_overrides: dict | None = None, *, log_dir: Path) -> LiveSer
     env.update(env_overrides or {})
     log_path = log_dir / f"server-{port}.log"
     process = subprocess.Popen(
-        [sys.executable, "-m", "agentserver.serve", "--host", "127.0.0.1", "--port", str(port),
+        [sys.executable, "-m", "server.serve", "--host", "127.0.0.1", "--port", str(port),
          "--log-level", "info", "--access-log"],
         cwd=ROOT, env=env, stdout=log_path.open("wb"), stderr=subprocess.STDOUT, start_new_session=True,
         preexec_fn=_die_with_parent,

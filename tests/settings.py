@@ -17,8 +17,8 @@ os.environ.setdefault("AGENTSERVER_SANDBOX_EXPOSE", ",".join([
 # As for the test server (tests/conftest.py): a cold language server on a loaded machine may need longer.
 os.environ.setdefault("AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS", "60")
 
-from agentserver.settings import *  # noqa: E402,F401,F403
-from agentserver.settings import DATA_DIR, DATABASES  # noqa: E402
+from server.settings import *  # noqa: E402,F401,F403
+from server.settings import DATA_DIR, DATABASES  # noqa: E402
 
 if DATABASES["default"]["ENGINE"] == "agentserver.sqlite":
     DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}
