@@ -47,7 +47,7 @@ def test_every_route_refuses_a_wrong_token(anon, route):
     assert status == 401, route
 
 
-OUR_APPS = ("agentserver", "auth_app", "projects_app", "providers_app", "pty_app", "sessions_app")
+OUR_APPS = ("agentserver", "auth_app", "projects_app", "providers_app", "pty_app", "sessions_app", "tui_app")
 
 
 def row_counts(*, ignore: tuple[str, ...] = ()) -> dict[str, int]:

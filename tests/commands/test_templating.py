@@ -41,7 +41,7 @@ def test_shell_substitution_uses_stdout_and_the_allowlisted_environment(alice, m
 
 
 def test_the_observed_example(alice):
-    from agentserver.context import context_for_directory
+    from projects_app.contexts import context_for_directory
 
     (alice.repo / "a.txt").write_text("content of a\n")
     context = context_for_directory(alice.user, str(alice.repo))
@@ -54,7 +54,7 @@ def test_the_observed_example(alice):
 
 
 def test_references_to_directories_agents_missing_and_outside_files(alice, tmp_path):
-    from agentserver.context import context_for_directory
+    from projects_app.contexts import context_for_directory
 
     (alice.repo / "src").mkdir()
     outside = tmp_path / "outside.txt"

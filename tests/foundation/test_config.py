@@ -111,7 +111,7 @@ def test_a_broken_config_file_does_not_break_the_route(alice):
 
 def test_secrets_written_by_patch_are_encrypted_at_rest_and_still_used(alice):
     from projects_app.config import effective_config
-    from agentserver.context import context_for_directory
+    from projects_app.contexts import context_for_directory
     from projects_app.models import Project
 
     directory = {"directory": str(alice.repo)}

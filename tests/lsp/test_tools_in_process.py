@@ -40,7 +40,7 @@ async def test_the_servers_an_instance_used_stop_when_it_is_disposed(ws):
 
 
 async def test_disposing_without_a_directory_stops_all_of_the_users_servers(ws):
-    from agentserver.context import context_for_directory
+    from projects_app.contexts import context_for_directory
     from projects_app.lsp.service import edit_diagnostics, lsp_dispose, lsp_status
 
     (ws.root / "second").mkdir()

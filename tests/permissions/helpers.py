@@ -33,7 +33,7 @@ class Background:
 
 
 def session_for(persona):
-    from agentserver.context import context_for_directory
+    from projects_app.contexts import context_for_directory
     from sessions_app.store.sessions import session_create
 
     return session_create(context=context_for_directory(persona.user, str(persona.repo)))

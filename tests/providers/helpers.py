@@ -4,7 +4,7 @@
 in a fresh event loop, exactly as an async caller would."""
 import asyncio
 
-from agentserver.context import context_for_directory
+from projects_app.contexts import context_for_directory
 from providers_app.llm import stream_chat
 from providers_app.stream import Finish, ReasoningDelta, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 

@@ -22,7 +22,7 @@ def probe_script(*, alice, bob, server_url: str, tag: str) -> str:
         f"cat {settings.DATA_DIR}/secret_key >/dev/null 2>&1 && echo LEAK-SECRET",
         f"cat {settings.DATA_DIR}/test.sqlite3 >/dev/null 2>&1 && echo LEAK-DATABASE",
         f"cat {alice_file} >/dev/null 2>&1 && echo LEAK-ALICE",
-        f"cat {ROOT}/agentserver/settings.py >/dev/null 2>&1 && echo LEAK-CODE",
+        f"cat {ROOT}/server/settings.py >/dev/null 2>&1 && echo LEAK-CODE",
         # (the test toolchain's interpreter lives in /root/.pyenv and is exposed read-only; nothing else may be)
         "ls -A /root 2>/dev/null | grep -vx .pyenv | grep -q . && echo LEAK-ROOT-HOME",
         "env | grep -qE '^(SECRET_KEY|DATABASE_URL|REDIS_URL|DJANGO_|AGENTSERVER_)' && echo LEAK-ENV",

@@ -31,7 +31,7 @@ def test_session_shell_is_confined(alice, bob, fake_llm, probe):
 async def test_the_bash_tool_is_confined(alice, bob, probe):
     from asgiref.sync import sync_to_async
 
-    from agentserver.context import context_for_directory
+    from projects_app.contexts import context_for_directory
     from sessions_app.store.sessions import session_create
 
     def workspace():
@@ -69,7 +69,7 @@ def test_a_local_mcp_server_is_confined(alice, bob, probe):
 
 
 def test_a_command_template_expansion_is_confined(alice, bob, probe):
-    from agentserver.context import context_for_directory
+    from projects_app.contexts import context_for_directory
     from sessions_app.runtime.command_template import expand
 
     context = context_for_directory(bob.user, str(bob.repo))

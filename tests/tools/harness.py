@@ -46,7 +46,7 @@ class Workspace:
 def make_workspace(name: str, base: Path) -> Workspace:
     from django.contrib.auth import get_user_model
 
-    from agentserver.context import context_for_directory
+    from projects_app.contexts import context_for_directory
     from auth_app.tokens import roots_add
     from sessions_app.store.sessions import session_create
 
