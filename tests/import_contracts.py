@@ -1,6 +1,8 @@
-"""An import-linter contract the built-in ones cannot express: no import cycle anywhere in the project,
-between any modules of any apps. (`acyclic_siblings` looks only among the children of one package, so
-agentserver.context ↔ projects_app.workspaces would pass it.) Registered in .importlinter."""
+"""Import-linter contracts the built-in ones cannot express, registered in .importlinter:
+- no import cycle anywhere in the project, between any modules of any apps (`acyclic_siblings` looks only
+  among the children of one package, so agentserver.context ↔ pty_app.services would pass it);
+- every app's routes sit on top of it: only its URL conf, its other route modules and the project package
+  import a module of its `api` package (no service imports a view, no app another app's views)."""
 from __future__ import annotations
 
 import grimp
@@ -89,4 +91,35 @@ class AcyclicModulesContract(Contract):
             for importer, imported, lines in edges:
                 output.print_error(f"- {importer} -> {imported} (l.{', l.'.join(map(str, lines))})",
                                    bold=False)
+            output.new_line()
+
+
+class RoutesOnTopContract(Contract):
+    """In each of `apps`, the route modules (`<app>.api.*`, `<app>.urls`, `<app>.routing`) are imported only
+    by that app's route modules and by the packages of `top` (the project package)."""
+
+    type_name = "routes_on_top"
+
+    apps = fields.ListField(subfield=fields.StringField())
+    top = fields.ListField(subfield=fields.StringField(), required=False)
+
+    def check(self, graph: grimp.ImportGraph, verbose: bool) -> ContractCheck:
+        top = list(self.top or [])  # type: ignore[arg-type]
+        broken = []
+        for app in self.apps:  # type: ignore[attr-defined]
+            routes = {module for module in graph.modules
+                      if module in (f"{app}.api", f"{app}.urls", f"{app}.routing") or module.startswith(f"{app}.api.")}
+            for imported in sorted(routes):
+                for importer in sorted(graph.find_modules_that_directly_import(imported)):
+                    if importer in routes or any(importer == t or importer.startswith(t + ".") for t in top):
+                        continue
+                    lines = sorted(d["line_number"] for d in graph.get_import_details(importer=importer,
+                                                                                      imported=imported))
+                    broken.append((importer, imported, lines))
+        return ContractCheck(kept=not broken, metadata={"imports": broken})
+
+    def render_broken_contract(self, check: ContractCheck) -> None:
+        for importer, imported, lines in check.metadata["imports"]:
+            output.print_error(f"{importer} is not allowed to import the route module {imported} "
+                               f"(l.{', l.'.join(map(str, lines))})")
             output.new_line()

@@ -1,4 +1,4 @@
-"""The import contracts (.importlinter, design.md § 9) hold, and they would catch a new cycle: lint-imports
+"""The import contracts (.importlinter, docs/architecture.md) hold, and they would catch a new cycle: lint-imports
 passes on the checkout and fails on a copy of it with a cycle planted in."""
 import os
 import shutil
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("agentserver", "auth_app", "projects_app", "providers_app", "pty_app", "sessions_app")
+PACKAGES = ("agentserver", "auth_app", "projects_app", "providers_app", "pty_app", "sessions_app", "tui_app", "server")
 
 
 def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
@@ -47,14 +47,20 @@ PLANTED = {
         "providers_app.stream", "def _planted():\n    from providers_app import llm  # noqa: F401",
         "No cycles are allowed in providers_app"),
     "a cycle across apps": (
-        "agentserver.context", "from projects_app import workspaces  # noqa: F401",
+        "agentserver.clock", "from projects_app import models  # noqa: F401",
         "These 2 modules import each other in a cycle"),
     "plumbing importing an app": (
         "agentserver.ids", "from sessions_app import models  # noqa: F401",
-        "agentserver.ids is not allowed to import sessions_app"),
+        "agentserver is not allowed to import sessions_app"),
+    "a lower app importing a higher one": (
+        "projects_app.files", "from providers_app import selectors  # noqa: F401",
+        "projects_app is not allowed to import providers_app"),
     "a service importing a view": (
-        "sessions_app.services.revert", "from sessions_app.api import original  # noqa: F401",
+        "sessions_app.services.revert", "from sessions_app.api import sessions  # noqa: F401",
         "sessions_app.services is not allowed to import sessions_app.api"),
+    "an app importing another app's routes": (
+        "providers_app.selectors", "from projects_app.api import config  # noqa: F401",
+        "is not allowed to import the route module"),
     "terminals reaching into sessions": (
         "pty_app.services", "from sessions_app import selectors  # noqa: F401",
         "pty_app is not allowed to import sessions_app"),
