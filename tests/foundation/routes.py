@@ -1,4 +1,6 @@
-"""The routes of the URL conf, as (mount, method, path, operation id, view), for the battery and /doc tests."""
+"""The routes of the URL conf, as (mount, method, path, operation id, view), for the battery and /doc tests,
+and the operations the customer's spec and opencode's OpenAPI document name."""
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -7,10 +9,16 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from agentserver import ids
 
-# CI checks out the repository with shared/ beside it; a developer's checkout has it in /work/shared.
-SPEC = next((candidate for candidate in (Path(__file__).resolve().parents[2].parent / "shared/spec/api.md",
-                                         Path("/work/shared/spec/api.md")) if candidate.exists()),
-            Path("shared/spec/api.md"))
+
+def _shared(relative: str) -> Path:
+    """CI checks out the repository with shared/ beside it; a developer's checkout has it in /work/shared."""
+    return next((candidate for candidate in (Path(__file__).resolve().parents[2].parent / "shared" / relative,
+                                             Path("/work/shared") / relative) if candidate.exists()),
+                Path("shared") / relative)
+
+
+SPEC = _shared("spec/api.md")
+OPENCODE_OPENAPI = _shared("peer/openapi-1.18.33.json")
 ID_PREFIXES = {
     "sessionID": "ses", "messageID": "msg", "partID": "prt", "permissionID": "per", "questionID": "que",
     "ptyID": "pty", "workspaceID": "wrk", "accountID": "acc", "requestID": "per",
@@ -91,4 +99,22 @@ def spec_operations() -> list[tuple[str, str, str, str]]:
     for match in re.finditer(r"^\| ([\w.]+) \|.*\| (GET|POST|PUT|PATCH|DELETE) /api(/\S*) \|$", v2, re.M):
         path = "/api" + re.sub(r":(\w+)", r"{\1}", match.group(3))
         out.append(("v2", match.group(2), path, match.group(1)))
+    return out
+
+
+def opencode_operations() -> list[tuple[str, str, str, str]]:
+    """(mount, method, path, operation id) from opencode 1.18.33's OpenAPI document; its v2 ids (`v2.session.get`)
+    without the `v2.` that the mount stands for here."""
+    if not OPENCODE_OPENAPI.exists():
+        import pytest
+
+        pytest.skip(f"opencode's OpenAPI document is not beside this checkout ({OPENCODE_OPENAPI})")
+    out = []
+    for path, operations in json.loads(OPENCODE_OPENAPI.read_text())["paths"].items():
+        for method, operation in operations.items():
+            if not isinstance(operation, dict) or "operationId" not in operation:
+                continue
+            mount = "v2" if path.startswith("/api/") else "original"
+            operation_id = operation["operationId"].removeprefix("v2.") if mount == "v2" else operation["operationId"]
+            out.append((mount, method.upper(), path, operation_id))
     return out
