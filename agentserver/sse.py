@@ -39,12 +39,12 @@ def _unauthorized(message: str) -> JsonResponse:
 
 def _authenticate(request, shape: str):
     """(token, runtime context or None). Runs in the request's thread; releases its DB connection."""
-    from auth_app.authentication import credentials_to_token
+    from auth_app.authentication import browser_session, credentials_to_token
 
     try:
         try:
             token = credentials_to_token(request.META.get("HTTP_AUTHORIZATION", ""),
-                                         request.META.get("QUERY_STRING", ""))
+                                         request.META.get("QUERY_STRING", "")) or browser_session(request)
         except ValueError as error:
             raise _Unauthorized(str(error))
         if token is None:

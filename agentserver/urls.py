@@ -1,4 +1,5 @@
-"""Original routes at the root, v2 routes under /api (namespace "v2"), the admin, the OpenAPI document.
+"""Original routes at the root, v2 routes under /api (namespace "v2"), the admin, the OpenAPI document, the
+browser's pages, and last the front door (web_app: the web app's files and page, or the JSON 404).
 
 Each app's urls.py exposes `original` and `v2` lists; every view declares `operation_ids`
 (method → spec operation id), so `grep "session.fork"` lands on its route and view."""
@@ -10,6 +11,7 @@ from django.urls import include, path, re_path
 from django.views.static import serve as serve_static
 
 from agentserver import views as core_views
+from web_app import urls as web_urls
 
 APPS = ["auth_app", "projects_app", "sessions_app", "providers_app", "pty_app"]
 
@@ -22,6 +24,7 @@ original: list = [
 ]
 v2: list = [
     path("event", core_views.v2_event_stream, name="event.subscribe"),
+    path("health", core_views.HealthV2View.as_view(), name="health.get"),
 ]
 
 for app in APPS:
@@ -35,6 +38,8 @@ urlpatterns = [
     re_path(r"^static/(?P<path>.*)$", serve_static, {"document_root": settings.STATIC_ROOT}),
     path("api/", include((v2, "v2"))),
     *original,
+    *web_urls.pages,
+    *web_urls.fallback,
 ]
 
 handler404 = "agentserver.views.not_found"

@@ -19,8 +19,21 @@ class HealthView(APIView):
 
     def get(self, request):
         from agentserver import sandbox
+        from web_app.assets import describe as web_app
 
-        return Response({"healthy": True, "version": settings.VERSION, "sandbox": sandbox.describe()})
+        return Response({"healthy": True, "version": settings.VERSION, "sandbox": sandbox.describe(),
+                         "webApp": web_app()})
+
+
+class HealthV2View(APIView):
+    """v2.health.get: public, as opencode's. No `pid`: opencode's web app reads a pid as "speaks only v2"."""
+
+    operation_ids = {"GET": "health.get"}
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    def get(self, request):
+        return Response({"healthy": True})
 
 
 class OpenApiView(SpectacularJSONAPIView):
