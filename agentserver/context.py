@@ -62,11 +62,19 @@ class RuntimeContext:
     def project(self):
         from projects_app.models import Project
 
-        project, _ = Project.objects.get_or_create(
+        project, created = Project.objects.get_or_create(
             owner=self.user,
             project_id=self.project_id,
             defaults={"worktree": self.worktree if self.vcs else "/", "vcs": self.vcs},
         )
+        if created:
+            # As opencode when it first sees a project: clients holding the project list (the web app's
+            # sidebar and review panel) learn of it on the global stream.
+            from agentserver import events
+            from projects_app.projects import project_wire
+
+            events.publish("project.updated", project_wire(project), owner_id=self.user.pk,
+                           project_id=self.project_id)
         return project
 
 

@@ -165,7 +165,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("AGENTSERVER_MAX_BODY_BYTES", str(10 * 1024 * 1024)))
 
 CORS_ALLOWED_ORIGINS = _env_list("AGENTSERVER_CORS_ORIGINS", "")
-CORS_ALLOW_HEADERS = ["authorization", "content-type", "x-opencode-directory", "last-event-id", "x-csrftoken"]
+# x-opencode-ticket: opencode's web app asks for a PTY ticket with it (its terminal, from another origin).
+CORS_ALLOW_HEADERS = ["authorization", "content-type", "x-opencode-directory", "x-opencode-workspace",
+                      "x-opencode-ticket", "last-event-id", "x-csrftoken"]
 CORS_EXPOSE_HEADERS = ["Link", "X-Next-Cursor"]
 CORS_PREFLIGHT_MAX_AGE = 86400
 
