@@ -70,7 +70,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-class _ThrowawayServer:
+class ThrowawayServer:
     """`opencode serve` on the loopback with an empty HOME, no network fetches, killed on exit."""
 
     def __init__(self, binary: Path):
@@ -80,7 +80,7 @@ class _ThrowawayServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen | None = None
 
-    def __enter__(self) -> _ThrowawayServer:
+    def __enter__(self) -> ThrowawayServer:
         home = self.home
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
                "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local/share"),
@@ -146,7 +146,7 @@ def install(*, binary: Path, target: Path, expect_version: str | None) -> dict:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
-        with _ThrowawayServer(binary) as server:
+        with ThrowawayServer(binary) as server:
             _fetch_all(server.url, paths, staging)
         version = app_version(staging)
         if expect_version and version != expect_version:
