@@ -197,3 +197,19 @@ def test_signing_out_ends_the_session(page, server, alice):
         assert old.get("/global/event", headers=SAME_ORIGIN).status_code == 401
     page.goto(f"{server.url}/")
     assert page.url == f"{server.url}/signin"
+
+
+def test_the_account_page_creates_a_token_shown_once(page, server, alice):
+    sign_in(page, server)
+    page.wait_for_url(f"{server.url}/")
+    page.goto(f"{server.url}/account")
+    page.fill("#id_token_name", "laptop")
+    page.click("#create-token")
+    secret = page.locator("#token-secret").inner_text().strip()
+    assert secret.startswith("as_")
+    expect(page.locator("#cmd-attach")).to_contain_text(f"-u alice -p {secret}")
+    screenshot(page, "account")
+    assert httpx.get(f"{server.url}/session", headers={"Authorization": f"Bearer {secret}"}).status_code == 200
+    page.goto(f"{server.url}/account")
+    expect(page.get_by_text("laptop")).to_be_visible()
+    assert secret not in page.content()
