@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("agentserver", "auth_app", "projects_app", "providers_app", "pty_app", "sessions_app")
+PACKAGES = ("agentserver", "auth_app", "projects_app", "providers_app", "pty_app", "sessions_app", "web_app")
 
 
 def lint_imports(cwd: Path) -> subprocess.CompletedProcess:

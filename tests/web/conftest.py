@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 import httpx
@@ -81,6 +82,36 @@ class RequestLog:
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(f"{status}\t{method} {url}\n" for method, url, status in self.entries))
+
+
+class TerminalFrames:
+    """What the page's WebSockets received (the terminal's output), to wait on while the panel draws it."""
+
+    def __init__(self, page):
+        self.page = page
+        self.received: list[str] = []
+        page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+
+    def _frame(self, frame) -> None:
+        self.received.append(frame if isinstance(frame, str) else frame.decode("utf-8", "replace"))
+
+    def wait_for(self, text: str, timeout: float = 20) -> bool:
+        deadline = time.monotonic() + timeout
+        while not any(text in chunk for chunk in self.received) and time.monotonic() < deadline:
+            self.page.wait_for_timeout(200)
+        return any(text in chunk for chunk in self.received)
+
+    def run(self, command: str) -> None:
+        """Open the terminal panel (ctrl+`), wait for the shell's prompt, type `command`."""
+        from playwright.sync_api import expect
+
+        self.page.mouse.click(700, 400)
+        self.page.keyboard.press("Control+Backquote")
+        terminal = self.page.locator("textarea[aria-label='Terminal input']")
+        expect(terminal).to_be_attached()
+        self.wait_for("$")
+        terminal.focus()
+        self.page.keyboard.type(command + "\n")
 
 
 def screenshot(page, name: str) -> Path:

@@ -4,13 +4,12 @@ included, when that origin is listed in AGENTSERVER_CORS_ORIGINS."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.fixtures import configure_fake_provider
-from tests.web.conftest import RequestLog, screenshot
+from tests.web.conftest import RequestLog, TerminalFrames, screenshot
 from web_app.install import ThrowawayServer, opencode_binary
 
 pytestmark = pytest.mark.timeout(240)
@@ -37,9 +36,7 @@ def test_the_app_on_another_origin_works_with_name_and_token_terminal_included(
         f"localStorage.setItem('opencode.settings.dat:defaultServerUrl', {json.dumps(ours.url)});")
     page = context.new_page()
     log = RequestLog(page, ours.url)
-    received: list[str] = []
-    page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: received.append(
-        frame if isinstance(frame, str) else frame.decode("utf-8", "replace"))))
+    terminal = TerminalFrames(page)
     page.goto(f"{own_copy}/")
     # Two servers (its own and ours), each a group in the sidebar with its own "Add project".
     ours_group = page.locator("div").filter(has=page.get_by_text(ours.url.removeprefix("http://"), exact=True)) \
@@ -51,20 +48,9 @@ def test_the_app_on_another_origin_works_with_name_and_token_terminal_included(
     page.keyboard.type("hi")
     page.keyboard.press("Enter")
     expect(page.get_by_text("Hello from the fake LLM.")).to_be_visible()
-    page.mouse.click(700, 400)
-    page.keyboard.press("Control+Backquote")
-    terminal = page.locator("textarea[aria-label='Terminal input']")
-    expect(terminal).to_be_attached()
-    deadline = time.monotonic() + 20
-    while not any("$" in chunk for chunk in received) and time.monotonic() < deadline:
-        page.wait_for_timeout(200)
-    terminal.focus()
-    page.keyboard.type("echo cross-origin-$((40+2))\n")
-    deadline = time.monotonic() + 20
-    while not any("cross-origin-42" in chunk for chunk in received) and time.monotonic() < deadline:
-        page.wait_for_timeout(200)
+    terminal.run("echo cross-origin-$((40+2))")
+    assert terminal.wait_for("cross-origin-42"), (terminal.received[-5:], log.entries[-10:])
     screenshot(page, "another-origin-terminal")
-    assert any("cross-origin-42" in chunk for chunk in received), (received[-5:], log.entries[-10:])
     tickets = [(url, status) for method, url, status in log.entries if "/connect-token" in url and method == "POST"]
     assert tickets and all(status == 200 for _, status in tickets), log.entries
     context.close()

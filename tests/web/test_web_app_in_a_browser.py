@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from tests.fakes.fixtures import configure_fake_provider
 from tests.fakes.llm import Reply
-from tests.web.conftest import ARTIFACTS, SAME_ORIGIN, RequestLog, screenshot
+from tests.web.conftest import ARTIFACTS, SAME_ORIGIN, RequestLog, TerminalFrames, screenshot
 
 pytestmark = pytest.mark.timeout(240)
 VIEWPORT = {"width": 1400, "height": 900}
@@ -136,23 +136,9 @@ def test_the_terminal_panel_runs_echo_on_the_same_origin(page, server, alice, ag
     open_new_session(page)
     prompt(page, "hi")
     expect(page.get_by_text("Hello from the fake LLM.")).to_be_visible()
-    received: list[str] = []
-    page.on("websocket", lambda ws: ws.on(
-        "framereceived", lambda frame: received.append(frame if isinstance(frame, str) else frame.decode(
-            "utf-8", "replace"))))
-    page.mouse.click(700, 400)
-    page.keyboard.press("Control+Backquote")
-    terminal = page.locator("textarea[aria-label='Terminal input']")
-    expect(terminal).to_be_attached()
-    deadline = time.monotonic() + 20
-    while not any("$" in chunk for chunk in received) and time.monotonic() < deadline:
-        page.wait_for_timeout(200)  # the shell's first prompt
-    terminal.focus()
-    page.keyboard.type("echo hi-from-term-$((6*7))\n")
-    deadline = time.monotonic() + 20
-    while not any("hi-from-term-42" in chunk for chunk in received) and time.monotonic() < deadline:
-        page.wait_for_timeout(200)
-    assert any("hi-from-term-42" in chunk for chunk in received), received[-5:]
+    terminal = TerminalFrames(page)
+    terminal.run("echo hi-from-term-$((6*7))")
+    assert terminal.wait_for("hi-from-term-42"), terminal.received[-5:]
     page.wait_for_timeout(300)
     screenshot(page, "terminal")
 
