@@ -101,7 +101,9 @@ def exception_handler(exc, context):
         return Response(BadRequest(message, kind="Body", issues=issues).body(), status=400)
     if isinstance(exc, (drf_exceptions.NotAuthenticated, drf_exceptions.AuthenticationFailed)):
         response = Response({"name": "UnauthorizedError", "data": {"message": str(exc.detail)}}, status=401)
-        response["WWW-Authenticate"] = 'Basic realm="agentserver"'
+        # The authenticator's challenge (DRF puts it on the exception): none a browser prompts for when the
+        # request came with a session cookie (auth_app.authentication.challenge).
+        response["WWW-Authenticate"] = getattr(exc, "auth_header", None) or 'Basic realm="agentserver"'
         return response
     if isinstance(exc, drf_exceptions.PermissionDenied):
         return Response(Forbidden(str(exc.detail)).body(), status=403)

@@ -29,11 +29,11 @@ class _Unauthorized(Exception):
     pass
 
 
-def _unauthorized(message: str) -> JsonResponse:
-    from auth_app.authentication import REALM
+def _unauthorized(request, message: str) -> JsonResponse:
+    from auth_app.authentication import challenge
 
     response = JsonResponse({"name": "UnauthorizedError", "data": {"message": message}}, status=401)
-    response["WWW-Authenticate"] = REALM
+    response["WWW-Authenticate"] = challenge(request)
     return response
 
 
@@ -106,7 +106,7 @@ async def _open_stream(request, shape: str):
     try:
         token, context = await sync_to_async(_authenticate)(request, shape)
     except _Unauthorized as error:
-        return _unauthorized(str(error))
+        return _unauthorized(request, str(error))
     except ApiError as error:
         return error_response(error)
     owner_id = token.user_id

@@ -12,6 +12,15 @@ from rest_framework import authentication, exceptions
 from auth_app.tokens import token_lookup, token_lookup_for_user
 
 REALM = 'Basic realm="agentserver"'
+# To a signed-in (or signed-out) browser: a Basic challenge would make it prompt for a password on the web
+# app's own requests; it signs in again at /signin instead.
+BROWSER_REALM = 'Session realm="agentserver"'
+
+
+def challenge(request) -> str:
+    """The WWW-Authenticate of a 401: Basic for API clients, none a browser prompts for when a session
+    cookie came with the request."""
+    return BROWSER_REALM if settings.SESSION_COOKIE_NAME in request.COOKIES else REALM
 
 
 def _basic_pair(encoded: str) -> tuple[str, str] | None:
@@ -67,7 +76,7 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         return token.user, token
 
     def authenticate_header(self, request):
-        return REALM
+        return challenge(request)
 
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS", "TRACE")

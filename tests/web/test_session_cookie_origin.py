@@ -42,6 +42,7 @@ def test_the_cookie_is_refused_from_elsewhere_for_reads(alice_session, headers):
     response = alice_session.get("/session", headers=headers)
     assert response.status_code == 401
     assert response.json()["name"] == "UnauthorizedError"
+    assert response.headers["www-authenticate"] == 'Session realm="agentserver"'  # no password prompt
     assert alice_session.get("/file/content", params={"path": "README.md"}, headers=headers).status_code == 401
 
 
@@ -67,6 +68,7 @@ def test_event_streams_take_the_cookie_only_from_own_pages(alice_session, server
     for path in ("/global/event", "/event", "/api/event"):
         with alice_session.stream("GET", path, headers={"Sec-Fetch-Site": "cross-site"}) as refused:
             assert refused.status_code == 401, path
+            assert refused.headers["www-authenticate"].startswith("Session "), path
         with alice_session.stream("GET", path, headers=SAME_ORIGIN) as stream:
             assert stream.status_code == 200, path
             first = next(stream.iter_lines())
