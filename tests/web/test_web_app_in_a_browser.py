@@ -6,6 +6,7 @@ made is logged (test-artifacts/web-app-requests.txt) and none failed."""
 from __future__ import annotations
 
 import re
+import sys
 import time
 
 import httpx
@@ -54,6 +55,7 @@ def open_new_session(page) -> None:
     page.get_by_text("~/repo/").first.click()
     page.get_by_role("button", name="New session").last.click()
     expect(page.locator("[contenteditable=true]").first).to_be_visible()
+    expect(page.get_by_role("button", name="Fake Model")).to_be_visible()  # the model is chosen: prompts may go
 
 
 def prompt(page, text: str) -> None:
@@ -199,3 +201,60 @@ def test_the_account_page_creates_a_token_shown_once(page, server, alice):
     page.goto(f"{server.url}/account")
     expect(page.get_by_text("laptop")).to_be_visible()
     assert secret not in page.content()
+
+
+def test_the_todo_and_question_docks_mcp_toggles_and_share_answer(page, server, alice, agent):
+    from projects_app.models import UserConfig
+
+    from tests.mcp.conftest import FAKE_SERVER
+
+    config = UserConfig.objects.get(user=alice.user)
+    config.data = {**config.data, "mcp": {"calc": {"type": "local", "command": [sys.executable, FAKE_SERVER]}}}
+    config.save(update_fields=["data"])
+    log = RequestLog(page, server.url)
+    sign_in(page, server)
+    open_new_session(page)
+    todos = [{"content": "Read the code", "status": "completed", "priority": "high", "id": "1"},
+             {"content": "Write the fix", "status": "in_progress", "priority": "high", "id": "2"}]
+    question = {"question": "Which color?", "header": "Color",
+                "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}]}
+    # The todo dock shows while the agent works; the question dock takes its place when it asks.
+    agent.script(Reply(tool_calls=[("todowrite", {"todos": todos})]),
+                 Reply(text="Thinking it over. " * 4, delay=0.25, tool_calls=[("question", {"questions": [question]})]),
+                 Reply(text="Blue it is."))
+    prompt(page, "plan, then ask me")
+    expect(page.get_by_text("Write the fix", exact=True).filter(visible=True).first).to_be_visible()
+    screenshot(page, "todo-dock")
+    expect(page.get_by_text("Which color?")).to_be_visible(timeout=30_000)
+    screenshot(page, "question-dock")
+    page.get_by_text("Blue", exact=True).click()
+    with page.expect_response(lambda r: re.search(r"/question/que_\w+/reply", r.url)) as replied:
+        page.get_by_role("button", name="Submit").click()
+    assert replied.value.status == 200
+    expect(page.get_by_text("Blue it is.")).to_be_visible()
+
+    page.locator("[contenteditable=true]").first.click()
+    page.keyboard.press("Control+;")
+    expect(page.get_by_role("button", name="calc connected")).to_be_visible()
+    with page.expect_response(lambda r: r.url.endswith("/mcp/calc/disconnect")) as disconnected:
+        page.get_by_role("button", name="calc connected").click()
+    assert disconnected.value.status == 200
+    expect(page.get_by_role("button", name="calc disabled")).to_be_visible()
+    with page.expect_response(lambda r: r.url.endswith("/mcp/calc/connect")) as connected:
+        page.get_by_role("button", name="calc disabled").click()
+    assert connected.value.status == 200
+    expect(page.get_by_role("button", name="calc connected")).to_be_visible()
+    page.get_by_role("button", name="Close").click()
+
+    page.get_by_role("button", name="More options").first.click()
+    page.get_by_role("menuitem", name="Share...").click()
+    with page.expect_response(lambda r: r.url.endswith("/share") and r.request.method == "POST") as published:
+        page.get_by_role("button", name="Publish").click()
+    assert published.value.status == 200
+    expect(page.get_by_role("button", name="Unpublish")).to_be_visible()
+    shared = alice.get("/session", params={"directory": str(alice.repo)}).json()[0]
+    assert shared["share"]["url"].startswith(server.url)
+    assert httpx.get(shared["share"]["url"]).status_code == 200
+
+    log.write(ARTIFACTS / "web-app-requests-docks.txt")
+    assert log.failures() == [], log.failures()
