@@ -40,6 +40,10 @@ class Unauthorized(ApiError):
     status = 401
     name = "UnauthorizedError"
 
+    def __init__(self, message: str, *, challenge: str = REALM):
+        super().__init__(message)
+        self.challenge = challenge  # the WWW-Authenticate of the 401
+
 
 class NotFound(ApiError):
     status = 404
@@ -73,7 +77,7 @@ class TooManyRequests(ApiError):
 def error_response(error: ApiError, response_class=JsonResponse):
     response = response_class(error.body(), status=error.status)
     if error.status == 401:
-        response["WWW-Authenticate"] = REALM
+        response["WWW-Authenticate"] = getattr(error, "challenge", REALM)
     return response
 
 
@@ -116,7 +120,10 @@ def exception_handler(exc, context):
     if isinstance(exc, drf_exceptions.ValidationError):
         return Response(invalid_input(exc.detail).body(), status=400)
     if isinstance(exc, (drf_exceptions.NotAuthenticated, drf_exceptions.AuthenticationFailed)):
-        return error_response(Unauthorized(str(exc.detail)), Response)
+        # The authenticator's challenge (DRF puts it on the exception): none a browser prompts for when the
+        # request came with a session cookie (auth_app.authentication.challenge).
+        return error_response(Unauthorized(str(exc.detail), challenge=getattr(exc, "auth_header", None) or REALM),
+                              Response)
     if isinstance(exc, drf_exceptions.PermissionDenied):
         return Response(Forbidden(str(exc.detail)).body(), status=403)
     if isinstance(exc, drf_exceptions.NotFound):

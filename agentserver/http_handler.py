@@ -87,7 +87,8 @@ class ApiHandler(BaseHandler):
         self._middleware_chain = chain
 
 
-_FULL_CHAIN_PREFIXES = ("/admin/", "/static/", "/share/")
+# The browser pages (web_app) need sessions, CSRF and messages even before the session cookie exists.
+_FULL_CHAIN_PREFIXES = ("/admin/", "/static/", "/share/", "/signin", "/signout", "/account", "/oidc/")
 
 
 def wants_full_chain(scope) -> bool:

@@ -1,13 +1,26 @@
 """The credentials the API accepts: Bearer token, HTTP Basic username:token (opencode's -u/-p), and
-`auth_token=<base64 username:token>` in the query for EventSource and WebSocket clients."""
+`auth_token=<base64 username:token>` in the query for EventSource and WebSocket clients; and the browser's
+Django session (signed in at /signin or /admin/), only from this server's own pages."""
 import base64
 import binascii
-from urllib.parse import parse_qs
+from dataclasses import dataclass
+from urllib.parse import parse_qs, urlsplit
 
+from django.conf import settings
 from rest_framework import authentication, exceptions
 
 from agentserver.errors import REALM
 from auth_app.tokens import token_lookup, token_lookup_for_user
+
+# To a signed-in (or signed-out) browser: a Basic challenge would make it prompt for a password on the web
+# app's own requests; it signs in again at /signin instead.
+BROWSER_REALM = 'Session realm="agentserver"'
+
+
+def challenge(request) -> str:
+    """The WWW-Authenticate of a 401: Basic for API clients, none a browser prompts for when a session
+    cookie came with the request."""
+    return BROWSER_REALM if settings.SESSION_COOKIE_NAME in request.COOKIES else REALM
 
 
 def _basic_pair(encoded: str) -> tuple[str, str] | None:
@@ -63,16 +76,83 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         return token.user, token
 
     def authenticate_header(self, request):
-        return REALM
+        return challenge(request)
+
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS", "TRACE")
+COOKIE_REFUSED = "The session cookie is accepted only from this server's own pages"
+
+
+def is_own_origin(origin: str, host: str) -> bool:
+    """`origin` (scheme://host[:port]) names this server: its Host, or its public URL behind a proxy."""
+    if not origin or origin == "null":
+        return False
+    if settings.PUBLIC_URL and origin == "{0.scheme}://{0.netloc}".format(urlsplit(settings.PUBLIC_URL)):
+        return True
+    return urlsplit(origin).netloc == host
+
+
+def from_own_pages(meta: dict, method: str, host: str) -> bool:
+    """Whether a browser request was made by this server's own pages. SameSite=Lax still sends the cookie
+    with a cross-site top-level GET, and a page elsewhere can load any URL as an image or script: reads
+    are checked as much as writes. The browser's word, in order: Origin (sent with every cross-site and
+    every unsafe request), Sec-Fetch-Site (sent by current browsers to https and loopback origins; "none"
+    is the person typing the URL), else the Referer (plain HTTP to another host), which no page elsewhere
+    can set to ours."""
+    origin = meta.get("HTTP_ORIGIN")
+    if origin is not None and not is_own_origin(origin, host):
+        return False
+    site = meta.get("HTTP_SEC_FETCH_SITE")
+    if site is not None:
+        return site == "same-origin" or (site == "none" and method in SAFE_METHODS)
+    if origin is not None:
+        return True
+    referer = meta.get("HTTP_REFERER", "")
+    return bool(referer) and is_own_origin("{0.scheme}://{0.netloc}".format(urlsplit(referer)), host)
+
+
+@dataclass
+class BrowserSession:
+    """The credentials of a signed-in browser, where the API otherwise holds an ApiToken (pk, user, roots)."""
+
+    user: object
+    pk = None
+    roots = None
+
+    @property
+    def user_id(self) -> int:
+        return self.user.pk
+
+
+def browser_session(request) -> BrowserSession | None:
+    """The signed-in browser of a plain Django request (the event streams), or None. Raises ValueError
+    when the session cookie came from another site."""
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated or not user.is_active:
+        return None
+    if not from_own_pages(request.META, request.method, request.get_host()):
+        raise ValueError(COOKIE_REFUSED)
+    return BrowserSession(user=user)
 
 
 class JsonOnlySessionAuthentication(authentication.SessionAuthentication):
-    """Django session login (the admin's), with CSRF enforced and unsafe requests held to JSON bodies:
-    a cross-site form can send text/plain without a preflight (opencode's CVE-2026-22812)."""
+    """The browser's Django session (opencode's web app on this origin, the admin), accepted only from this
+    server's own pages (from_own_pages: that check is the CSRF defence, as the web app sends no CSRF
+    token), with unsafe requests held to JSON bodies: a cross-site form can send text/plain without a
+    preflight (opencode's CVE-2026-22812)."""
+
+    def authenticate(self, request):
+        try:
+            session = browser_session(request._request)
+        except ValueError as error:
+            raise exceptions.AuthenticationFailed(str(error))
+        if session is None:
+            return None
+        self.enforce_csrf(request)
+        return session.user, None
 
     def enforce_csrf(self, request):
-        super().enforce_csrf(request)
-        if request.method not in ("GET", "HEAD", "OPTIONS", "TRACE"):
+        if request.method not in SAFE_METHODS:
             content_type = request.META.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
             body_present = request.META.get("CONTENT_LENGTH") not in (None, "", "0")
             if body_present and content_type != "application/json":

@@ -26,6 +26,16 @@ def token_create(*, user, name: str = "default") -> tuple[ApiToken, str]:
     return token, secret
 
 
+def tokens_of(*, user) -> list[ApiToken]:
+    """The user's tokens, newest first, revoked ones included (they say when)."""
+    return list(ApiToken.objects.filter(user=user).order_by("-created", "-id"))
+
+
+def token_of(*, user, token_id: int) -> ApiToken | None:
+    """One of the user's own live tokens; another user's, a revoked or an unknown one is None."""
+    return ApiToken.objects.filter(user=user, pk=token_id, revoked__isnull=True).first()
+
+
 def token_revoke(*, token: ApiToken) -> None:
     from agentserver import events
 

@@ -69,10 +69,15 @@ def project_get(*, user, project_id: str) -> Project:
 
 def project_of(context: RuntimeContext) -> Project:
     """The project a runtime context names, created on first use (as opencode's instance boot does)."""
-    project, _ = Project.objects.get_or_create(
+    project, created = Project.objects.get_or_create(
         owner=context.user, project_id=context.project_id,
         defaults={"worktree": context.worktree if context.vcs else "/", "vcs": context.vcs},
     )
+    if created:
+        # As opencode when it first sees a project: clients holding the project list (the web app's sidebar
+        # and review panel) learn of it on the global stream.
+        events.publish("project.updated", project_wire(project), owner_id=context.user.pk,
+                       project_id=context.project_id)
     return project
 
 

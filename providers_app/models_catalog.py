@@ -155,9 +155,18 @@ def _rank(model_id: str, priority: tuple[str, ...]) -> int:
     return len(priority)
 
 
+def can_chat(model: dict) -> bool:
+    """Takes and writes text and calls tools: what an agent's turn needs (not transcription, images, video)."""
+    modalities = model.get("modalities") if isinstance(model.get("modalities"), dict) else {}
+    return (bool(model.get("tool_call")) and "text" in (modalities.get("input") or ["text"])
+            and "text" in (modalities.get("output") or ["text"]))
+
+
 def best_model(record: dict, priority: tuple[str, ...] = MODEL_PRIORITY) -> str | None:
-    models = [m for m in record.get("models", {}).values() if m.get("status") != "deprecated"] \
-        or list(record.get("models", {}).values())
+    """The provider's default: among models that can chat when it has any (then not deprecated ones)."""
+    models = list(record.get("models", {}).values())
+    models = [m for m in models if can_chat(m)] or models
+    models = [m for m in models if m.get("status") != "deprecated"] or models
     if not models:
         return None
     # Lowest priority rank first; then "latest" aliases; then the highest id (newest versions sort last).

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Shared set-up of `make serve` and `make test`: virtualenv, pinned install (skipped when unchanged), the
-# sandbox's programs (bubblewrap...), migrations.
+# sandbox's programs (bubblewrap...), migrations, and opencode's web app (copied once out of the pinned
+# opencode-ai npm package's binary: README "The web app").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -16,3 +17,5 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 fi
 ./scripts/sandbox-deps.sh
 .venv/bin/python manage.py migrate --noinput -v 0
+.venv/bin/python manage.py install_web_app --if-missing --npm \
+  || echo "warning: opencode's web app is not installed; / explains how (README \"The web app\")" >&2

@@ -62,12 +62,14 @@ INSTALLED_APPS = [
     "providers_app",
     "pty_app",
     "tui_app",
+    "web_app",
 ]
 
 MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "agentserver.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "web_app.middleware.SecureCookiesOverTls",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -164,7 +166,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("AGENTSERVER_MAX_BODY_BYTES", str(10 * 1024 * 1024)))
 
 CORS_ALLOWED_ORIGINS = _env_list("AGENTSERVER_CORS_ORIGINS", "")
-CORS_ALLOW_HEADERS = ["authorization", "content-type", "x-opencode-directory", "last-event-id", "x-csrftoken"]
+# x-opencode-ticket: opencode's web app asks for a PTY ticket with it (its terminal, from another origin).
+CORS_ALLOW_HEADERS = ["authorization", "content-type", "x-opencode-directory", "x-opencode-workspace",
+                      "x-opencode-ticket", "last-event-id", "x-csrftoken"]
 CORS_EXPOSE_HEADERS = ["Link", "X-Next-Cursor"]
 CORS_PREFLIGHT_MAX_AGE = 86400
 
@@ -173,6 +177,37 @@ CSRF_TRUSTED_ORIGINS = CORS_ALLOWED_ORIGINS
 # Roots given to the first admin created by `manage.py bootstrap`.
 DEFAULT_ROOTS = _env_list("AGENTSERVER_DEFAULT_ROOTS", "")
 PUBLIC_URL = os.environ.get("AGENTSERVER_PUBLIC_URL", "").rstrip("/")
+
+# opencode's web app, served at / to signed-in browsers (web_app/): by default the copy that
+# `manage.py install_web_app` (run by the set-up) makes from the pinned opencode-ai npm binary; or
+# AGENTSERVER_WEB_APP: another directory, or the URL of a hosted copy to relay.
+OPENCODE_NPM_VERSION = "1.18.33"
+WEB_APP_VERSION = "1.18.32"  # the app embedded in opencode-ai 1.18.33
+WEB_APP_DIR = BASE_DIR / ".web-app" / WEB_APP_VERSION
+WEB_APP = os.environ.get("AGENTSERVER_WEB_APP", "") or str(WEB_APP_DIR)
+# Browser sign-in (web_app/): the Django session cookie, accepted by the API only from this server's own
+# pages (auth_app/authentication.py). Failed sign-ins are throttled per username and per address.
+LOGIN_URL = "/signin"
+SESSION_COOKIE_SAMESITE = "Lax"  # Strict would drop the cookie on the way back from a single sign-on
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = PUBLIC_URL.startswith("https://")
+SIGNIN_FAILURES_PER_USER = int(os.environ.get("AGENTSERVER_SIGNIN_FAILURES_PER_USER", "5"))
+SIGNIN_FAILURES_PER_ADDRESS = int(os.environ.get("AGENTSERVER_SIGNIN_FAILURES_PER_ADDRESS", "20"))
+SIGNIN_WINDOW_SECONDS = int(os.environ.get("AGENTSERVER_SIGNIN_WINDOW_SECONDS", "900"))
+AUTHENTICATION_BACKENDS = ["django.contrib.auth.backends.ModelBackend"]
+# Optional single sign-on through OpenID Connect (mozilla-django-oidc; web_app/oidc.py), on when an issuer is set.
+OIDC_ISSUER = os.environ.get("AGENTSERVER_OIDC_ISSUER", "").rstrip("/")
+if OIDC_ISSUER:
+    AUTHENTICATION_BACKENDS.append("web_app.oidc.IdentityBackend")
+    OIDC_RP_CLIENT_ID = os.environ.get("AGENTSERVER_OIDC_CLIENT_ID", "")
+    OIDC_RP_CLIENT_SECRET = os.environ.get("AGENTSERVER_OIDC_CLIENT_SECRET", "")
+    OIDC_RP_SIGN_ALGO = os.environ.get("AGENTSERVER_OIDC_SIGN_ALGO", "RS256")
+    OIDC_RP_SCOPES = os.environ.get("AGENTSERVER_OIDC_SCOPES", "openid email profile")
+    OIDC_PROVIDER_NAME = os.environ.get("AGENTSERVER_OIDC_NAME", "single sign-on")
+    OIDC_CREATE_USER = os.environ.get("AGENTSERVER_OIDC_CREATE_USERS", "") in ("1", "on", "true", "yes")
+    OIDC_USERNAME_CLAIM = os.environ.get("AGENTSERVER_OIDC_USERNAME_CLAIM", "preferred_username")
+    OIDC_USE_PKCE = True
+    LOGIN_REDIRECT_URL = "/"
+    LOGIN_REDIRECT_URL_FAILURE = "/signin?sso=failed"
 
 # Credential encryption keys (Fernet), newest first; unset → derived from SECRET_KEY (see auth_app/crypto.py).
 FERNET_KEYS = _env_list("AGENTSERVER_FERNET_KEYS", "")

@@ -18,6 +18,7 @@ from pty_app import urls as pty_urls
 from server.api import doc, events, health, log
 from sessions_app import urls as sessions_urls
 from tui_app import urls as tui_urls
+from web_app import urls as web_urls
 
 APPS = [tui_urls, sessions_urls, pty_urls, providers_urls, projects_urls, auth_urls]
 
@@ -31,6 +32,7 @@ original: list = [
 ]
 v2: list = [
     route("event", events.v2_event_stream, "event.subscribe"),
+    route("health", health.HealthV2View, "health.get"),
     *(pattern for app in APPS for pattern in app.v2),
 ]
 
@@ -40,6 +42,10 @@ urlpatterns = [
     re_path(r"^static/(?P<path>.*)$", serve_static, {"document_root": settings.STATIC_ROOT}),
     path("api/", include((v2, "v2"))),
     *original,
+    # The browser's pages (sign-in, account), then last the front door: the web app's files and page, or
+    # the JSON 404 for an unknown API path.
+    *web_urls.pages,
+    *web_urls.fallback,
 ]
 
 handler404 = "agentserver.errors.not_found"

@@ -75,7 +75,8 @@ def start_server(env_overrides: dict | None = None, *, log_dir: Path) -> LiveSer
     from django.db import connection
 
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    # DJANGO_ALLOW_ASYNC_UNSAFE: set while a browser test runs (tests/web/conftest.py), never for a server.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST") and k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
     env.update(
         DJANGO_SETTINGS_MODULE="server.settings",
         DATABASE_URL=database_url_for(connection.settings_dict),

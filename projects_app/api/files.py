@@ -14,6 +14,11 @@ class PathQuery(serializers.Serializer):
     path = serializers.CharField(max_length=4096, trim_whitespace=False)
 
 
+class ListQuery(serializers.Serializer):
+    # opencode's web app asks for the directory's top as `path=` (empty), which opencode answers.
+    path = serializers.CharField(max_length=4096, allow_blank=True, trim_whitespace=False)
+
+
 class TreeQuery(serializers.Serializer):
     path = serializers.CharField(max_length=4096, required=False, default=".", trim_whitespace=False)
 
@@ -92,8 +97,8 @@ class FileListView(ApiView):
     operation_ids = {"GET": "file.list"}
 
     def get(self, request):
-        query = parse_query(PathQuery, request)
-        return Response(files.directory_list(context=self.context(request), path=query["path"]))
+        query = parse_query(ListQuery, request)
+        return Response(files.directory_list(context=self.context(request), path=query["path"] or "."))
 
 
 class FileContentView(ApiView):

@@ -1,10 +1,11 @@
-"""global.health: the one route that answers anonymously (besides the public share pages)."""
+"""global.health and v2.health.get: the routes that answer anonymously (besides the public share pages)."""
 from django.conf import settings
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentserver import sandbox
+from web_app.assets import describe as web_app
 
 
 class HealthView(APIView):
@@ -13,4 +14,16 @@ class HealthView(APIView):
     permission_classes = [AllowAny]
 
     def get(self, request):
-        return Response({"healthy": True, "version": settings.VERSION, "sandbox": sandbox.describe()})
+        return Response({"healthy": True, "version": settings.VERSION, "sandbox": sandbox.describe(),
+                         "webApp": web_app()})
+
+
+class HealthV2View(APIView):
+    """v2.health.get: public, as opencode's. No `pid`: opencode's web app reads a pid as "speaks only v2"."""
+
+    operation_ids = {"GET": "health.get"}
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    def get(self, request):
+        return Response({"healthy": True})

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from agentserver.api import ApiView, V2RequestView, decode_cursor, encode_cursor, id_param, page, parse, parse_query
 from agentserver.errors import BadRequest
-from projects_app.contexts import context_for_directory
+from projects_app.contexts import context_for_directory, requested_directory
 from sessions_app import selectors
 from sessions_app.api import serializers as s
 from sessions_app.services import removal
@@ -122,7 +122,10 @@ class V2SessionCollectionView(V2RequestView):
 
     def get(self, request):
         query = parse_query(s.V2SessionListQuery, request)
-        context = self.context(request)
+        # As opencode: a request that names no location lists every session of the caller (the web app's
+        # home page); one that names a directory or workspace lists that project's.
+        everywhere = not requested_directory(request.GET, request.headers) and not request.GET.get("workspace")
+        context = None if everywhere else self.context(request)
         order = query["order"]
         cursor = None
         if query.get("cursor"):
@@ -131,9 +134,10 @@ class V2SessionCollectionView(V2RequestView):
                 raise BadRequest("Invalid cursor", kind="Query")
             cursor, order = (data["updated"], data["id"]), data["order"]
         limit = query.get("limit") or selectors.LIST_DEFAULT_LIMIT
-        path = query.get("path") or query.get("subpath") or context.path
+        path = query.get("path") or query.get("subpath") or (context.path if context else None)
         sessions = selectors.session_list(
-            user=request.user, project_id=context.project_id, workspace_id=context.workspace_id, path=path,
+            user=request.user, project_id=context and context.project_id,
+            workspace_id=context and context.workspace_id, path=path,
             roots=query["roots"], start=query.get("start"), search=query.get("search") or None,
             limit=limit + 1, order=order, cursor=cursor,
         )

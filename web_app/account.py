@@ -1,0 +1,121 @@
+"""The account page of every signed-in person, no admin needed: their API tokens (create one, shown once
+with the commands that use it; list; revoke), their password, their roots; staff get a link to the admin."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import update_session_auth_hash
+from django.contrib.auth.forms import PasswordChangeForm
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_protect
+from django.views.decorators.debug import sensitive_post_parameters
+
+from auth_app.tokens import roots_of, token_create, token_of, token_revoke, tokens_of
+from web_app.signin import client_address, signed_in_user, signin_url
+from web_app.throttle import sign_in_attempt, sign_in_succeeded
+
+ACCOUNT_PATH = "/account"
+TOKEN_NAME_MAX = 100
+
+
+def server_url(request: HttpRequest) -> str:
+    return settings.PUBLIC_URL or f"{request.scheme}://{request.get_host()}"
+
+
+def connect_commands(request: HttpRequest, user, secret: str) -> dict:
+    """Copy-paste lines that use a new token: the terminal UI, one-shot runs, the JS SDK."""
+    url = server_url(request)
+    roots = roots_of(user)
+    directory = roots[0] if roots else "$PWD"
+    name = user.get_username()
+    return {
+        "attach": f"opencode attach {url} -u {name} -p {secret} --dir {directory}",
+        "run": f'opencode run --attach {url} -u {name} -p {secret} --dir {directory} "say hi"',
+        "sdk": ('import { createOpencodeClient } from "@opencode-ai/sdk"\n'
+                f'const client = createOpencodeClient({{ baseUrl: "{url}", '
+                f'headers: {{ Authorization: "Bearer {secret}" }} }})'),
+        "curl": f"curl -H 'Authorization: Bearer {secret}' {url}/session",
+    }
+
+
+def _render(request: HttpRequest, user, *, password_form=None, created=None, status: int = 200) -> HttpResponse:
+    context = {
+        "account": user, "roots": roots_of(user), "tokens": tokens_of(user=user),
+        "password_form": password_form or PasswordChangeForm(user), "created": created,
+        "server_url": server_url(request), "token_name_max": TOKEN_NAME_MAX,
+    }
+    response = render(request, "web_app/account.html", context, status=status)
+    response["Cache-Control"] = "no-store"  # a new token is on the page once, and never in a cache
+    return response
+
+
+def _signed_in_or_redirect(request: HttpRequest):
+    user = signed_in_user(request)
+    return (user, None) if user is not None else (None, redirect(signin_url(request.get_full_path())))
+
+
+@never_cache
+def account(request: HttpRequest) -> HttpResponse:
+    if request.method not in ("GET", "HEAD"):
+        return HttpResponseNotAllowed(["GET"])
+    user, away = _signed_in_or_redirect(request)
+    return away or _render(request, user)
+
+
+@never_cache
+@csrf_protect
+def token_new(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    user, away = _signed_in_or_redirect(request)
+    if away:
+        return away
+    name = request.POST.get("name", "").strip()
+    if not name or len(name) > TOKEN_NAME_MAX:
+        messages.error(request, f"Give the token a name of 1 to {TOKEN_NAME_MAX} characters.")
+        return _render(request, user, status=400)
+    token, secret = token_create(user=user, name=name)
+    created = {"token": token, "secret": secret, "commands": connect_commands(request, user, secret)}
+    return _render(request, user, created=created, status=201)
+
+
+@never_cache
+@csrf_protect
+def token_remove(request: HttpRequest, token_id: int) -> HttpResponse:
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    user, away = _signed_in_or_redirect(request)
+    if away:
+        return away
+    token = token_of(user=user, token_id=token_id)
+    if token is None:
+        raise Http404("No such token")
+    token_revoke(token=token)
+    messages.success(request, f"Token “{token.name}” ({token.prefix}…) revoked: clients using it are signed out.")
+    return redirect(ACCOUNT_PATH)
+
+
+@sensitive_post_parameters("old_password", "new_password1", "new_password2")
+@never_cache
+@csrf_protect
+def password_change(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    user, away = _signed_in_or_redirect(request)
+    if away:
+        return away
+    # The old password is a password guess like any other: a borrowed browser must not try them freely.
+    attempt = sign_in_attempt(username=user.get_username(), address=client_address(request))
+    if not attempt.allowed:
+        messages.error(request, "Too many wrong passwords. Try again later.")
+        return _render(request, user, status=429)
+    form = PasswordChangeForm(user, request.POST)
+    if not form.is_valid():
+        return _render(request, user, password_form=form, status=400)
+    sign_in_succeeded(attempt)
+    form.save()
+    update_session_auth_hash(request, form.user)  # this browser stays signed in; every other session ends
+    messages.success(request, "Password changed.")
+    return redirect(ACCOUNT_PATH)

@@ -1,0 +1,111 @@
+"""Optional single sign-on through OpenID Connect (mozilla-django-oidc), on when AGENTSERVER_OIDC_ISSUER is
+set: the provider's endpoints come from its discovery document, and an identity it verified (its issuer
+and subject) signs in the user it is linked to. The first time, it is linked to the one user whose email
+the provider says is verified, or, when AGENTSERVER_OIDC_CREATE_USERS allows it, to a new user with no
+roots until an administrator gives some; otherwise it is refused."""
+from __future__ import annotations
+
+import functools
+import re
+
+import httpx
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import SuspiciousOperation
+from django.db import IntegrityError, transaction
+from django.urls import path
+from mozilla_django_oidc.auth import OIDCAuthenticationBackend
+from mozilla_django_oidc.utils import import_from_settings
+from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
+
+from web_app.models import SingleSignOnIdentity
+
+_DISCOVERED = {"OIDC_OP_AUTHORIZATION_ENDPOINT": "authorization_endpoint",
+               "OIDC_OP_TOKEN_ENDPOINT": "token_endpoint", "OIDC_OP_USER_ENDPOINT": "userinfo_endpoint",
+               "OIDC_OP_JWKS_ENDPOINT": "jwks_uri"}
+_NOT_IN_USERNAMES = re.compile(r"[^\w.@+-]")
+
+
+@functools.cache
+def discovery() -> dict:
+    """The provider's /.well-known/openid-configuration, read once per process (a failure is retried)."""
+    response = httpx.get(f"{settings.OIDC_ISSUER}/.well-known/openid-configuration", timeout=10)
+    response.raise_for_status()
+    document = response.json()
+    if document.get("issuer", "").rstrip("/") != settings.OIDC_ISSUER:
+        raise SuspiciousOperation(f"The provider at {settings.OIDC_ISSUER} names another issuer")
+    return document
+
+
+def oidc_setting(attr: str, *default):
+    if attr in _DISCOVERED:
+        return discovery()[_DISCOVERED[attr]]
+    return import_from_settings(attr, *default)
+
+
+def _free_username(claims: dict) -> str:
+    wanted = claims.get(settings.OIDC_USERNAME_CLAIM) or (claims.get("email") or "").split("@")[0] or "user"
+    base = _NOT_IN_USERNAMES.sub("-", str(wanted))[:140] or "user"
+    taken = set(get_user_model().objects.filter(username__startswith=base).values_list("username", flat=True))
+    candidate, counter = base, 1
+    while candidate in taken:
+        counter += 1
+        candidate = f"{base}-{counter}"
+    return candidate
+
+
+@transaction.atomic
+def identity_user(*, issuer: str, subject: str, claims: dict):
+    """The user a verified identity signs in, linking it on first use; None when it has no account here."""
+    link = SingleSignOnIdentity.objects.select_related("user").filter(issuer=issuer, subject=subject).first()
+    if link is not None:
+        return link.user if link.user.is_active else None
+    User = get_user_model()
+    email = claims.get("email")
+    user = None
+    if email and claims.get("email_verified") is True:
+        matches = list(User.objects.filter(email__iexact=email, is_active=True)[:2])
+        user = matches[0] if len(matches) == 1 else None
+    if user is None and settings.OIDC_CREATE_USER:
+        user = User.objects.create_user(username=_free_username(claims), email=email or "")
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    if user is None:
+        return None
+    try:
+        with transaction.atomic():
+            SingleSignOnIdentity.objects.create(user=user, issuer=issuer, subject=subject)
+    except IntegrityError:  # the same identity signing in twice at once: the first link stands
+        return SingleSignOnIdentity.objects.get(issuer=issuer, subject=subject).user
+    return user
+
+
+class IdentityBackend(OIDCAuthenticationBackend):
+    get_settings = staticmethod(oidc_setting)
+
+    def verify_claims(self, claims: dict) -> bool:
+        return bool(claims.get("sub"))
+
+    def get_or_create_user(self, access_token, id_token, payload):
+        if payload.get("iss", "").rstrip("/") != settings.OIDC_ISSUER or not payload.get("sub"):
+            raise SuspiciousOperation("The ID token names another issuer, or no subject")
+        user_info = self.get_userinfo(access_token, id_token, payload)
+        if user_info.get("sub") != payload["sub"]:
+            raise SuspiciousOperation("The user info names another subject than the ID token")
+        return identity_user(issuer=settings.OIDC_ISSUER, subject=str(payload["sub"]),
+                             claims={**payload, **user_info})
+
+
+class SignInRequest(OIDCAuthenticationRequestView):
+    get_settings = staticmethod(oidc_setting)
+
+
+class SignInCallback(OIDCAuthenticationCallbackView):
+    get_settings = staticmethod(oidc_setting)
+
+
+urlpatterns = [
+    path("oidc/authenticate/", SignInRequest.as_view()),
+    # Named as the library expects: it builds the redirect URI with reverse().
+    path("oidc/callback/", SignInCallback.as_view(), name="oidc_authentication_callback"),
+]

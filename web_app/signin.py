@@ -1,0 +1,91 @@
+"""Signing in and out in a browser: agentserver's own page, a username and password against Django's users,
+a CSRF-protected form, failed attempts throttled (web_app/throttle.py); optional single sign-on (oidc.py)."""
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib.auth import authenticate, login, logout
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_protect, ensure_csrf_cookie
+from django.views.decorators.debug import sensitive_post_parameters
+
+from web_app.throttle import sign_in_attempt, sign_in_succeeded
+
+SIGNIN_PATH = "/signin"
+SIGNOUT_PATH = "/signout"
+MAX_FIELD = 300
+
+
+def signed_in_user(request: HttpRequest):
+    """The signed-in user, or None (a request without the session cookie runs no session middleware)."""
+    user = getattr(request, "user", None)
+    return user if user is not None and user.is_authenticated and user.is_active else None
+
+
+def safe_next(request: HttpRequest, value: str | None) -> str:
+    """Where to go after signing in: a path on this server, never another site."""
+    if value and value.startswith("/") and not value.startswith(("//", "/\\")) and url_has_allowed_host_and_scheme(
+            value, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        return value
+    return "/"
+
+
+def signin_url(next_path: str) -> str:
+    return SIGNIN_PATH + ("?" + urlencode({"next": next_path}) if next_path and next_path != "/" else "")
+
+
+def client_address(request: HttpRequest) -> str:
+    return request.META.get("REMOTE_ADDR") or "unknown"
+
+
+def _page(request: HttpRequest, *, next_path: str, username: str = "", error: str = "", status: int = 200):
+    context = {"next": next_path, "username": username, "error": error,
+               "sso_name": getattr(settings, "OIDC_PROVIDER_NAME", None) if settings.OIDC_ISSUER else None,
+               "sso_failed": request.GET.get("sso") == "failed"}
+    return render(request, "web_app/signin.html", context, status=status)
+
+
+@sensitive_post_parameters("password")
+@never_cache
+@ensure_csrf_cookie
+@csrf_protect
+def signin(request: HttpRequest) -> HttpResponse:
+    next_path = safe_next(request, request.POST.get("next") or request.GET.get("next"))
+    if request.method == "GET":
+        if signed_in_user(request) is not None:
+            return redirect(next_path)
+        return _page(request, next_path=next_path)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["GET", "POST"])
+    username = request.POST.get("username", "")[:MAX_FIELD].strip()
+    password = request.POST.get("password", "")[:4096]
+    if not username or not password:
+        return _page(request, next_path=next_path, username=username, status=400,
+                     error="Enter your username and password.")
+    attempt = sign_in_attempt(username=username, address=client_address(request))
+    if not attempt.allowed:
+        minutes = -(-attempt.retry_after // 60)
+        response = _page(request, next_path=next_path, username=username, status=429,
+                         error=f"Too many failed sign-ins. Try again in {minutes} minute{'s' if minutes > 1 else ''}.")
+        response["Retry-After"] = str(attempt.retry_after)
+        return response
+    user = authenticate(request, username=username, password=password)
+    if user is None:
+        return _page(request, next_path=next_path, username=username, status=401,
+                     error="Wrong username or password.")
+    sign_in_succeeded(attempt)
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    return redirect(next_path)
+
+
+@never_cache
+@csrf_protect
+def signout(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    logout(request)
+    return redirect(SIGNIN_PATH)
