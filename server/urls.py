@@ -33,6 +33,7 @@ original: list = [
 v2: list = [
     route("event", events.v2_event_stream, "event.subscribe"),
     route("health", health.HealthV2View, "health.get"),
+    route("session/<str:sessionID>/event", events.session_event_stream, "session.events"),
     *(pattern for app in APPS for pattern in app.v2),
 ]
 

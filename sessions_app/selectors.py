@@ -289,3 +289,29 @@ def session_context_messages(*, session: Session) -> list[tuple[Message, list[di
     if boundary is not None:
         qs = qs.filter(id__gte=boundary)
     return _with_parts(list(qs.order_by("id")))
+
+
+HISTORY_DEFAULT_LIMIT = 100
+HISTORY_MAX_LIMIT = 1000
+
+
+def durable_event_wire(row, session_id: str) -> dict:
+    """A logged event of a session as v2's durable event: its log id is the session's sequence number."""
+    return {"id": row.event_id, "type": row.type, "durable": {"aggregateID": session_id, "seq": row.id, "version": 1},
+            "location": {"directory": row.directory, **({"workspaceID": row.workspace_id} if row.workspace_id else {})},
+            "data": row.properties, "time": row.time}
+
+
+def session_history(*, session: Session, after: int = 0, limit: int | None = None) -> tuple[list[dict], bool]:
+    """v2 session.history: one page of the session's logged events after sequence `after`, oldest first, and
+    whether more follow. Events older than the log's retention (AGENTSERVER_EVENT_LOG_RETENTION) are gone."""
+    from django.db.models import Q
+
+    from agentserver.models import EventLog
+
+    limit = max(1, min(limit or HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT))
+    about = (Q(properties__sessionID=session.id) | Q(properties__info__sessionID=session.id)
+             | Q(properties__part__sessionID=session.id) | Q(type__startswith="session.", properties__info__id=session.id))
+    rows = list(EventLog.objects.filter(about, owner_id=session.owner_id, directory=session.directory, id__gt=after)
+                .order_by("id")[:limit + 1])
+    return [durable_event_wire(row, session.id) for row in rows[:limit]], len(rows) > limit
