@@ -302,16 +302,33 @@ def durable_event_wire(row, session_id: str) -> dict:
             "data": row.properties, "time": row.time}
 
 
-def session_history(*, session: Session, after: int = 0, limit: int | None = None) -> tuple[list[dict], bool]:
-    """v2 session.history: one page of the session's logged events after sequence `after`, oldest first, and
-    whether more follow. Events older than the log's retention (AGENTSERVER_EVENT_LOG_RETENTION) are gone."""
+def _about(session: Session):
     from django.db.models import Q
+
+    return (Q(properties__sessionID=session.id) | Q(properties__info__sessionID=session.id)
+            | Q(properties__part__sessionID=session.id) | Q(type__startswith="session.", properties__info__id=session.id))
+
+
+def session_replay_after(*, session: Session, after: int) -> int:
+    """Where a replay of the session's events after `after` starts in the log: just before its first retained
+    event after `after`, or at the log's end when it has none."""
+    from django.db.models import Max
 
     from agentserver.models import EventLog
 
+    first = (EventLog.objects.filter(_about(session), owner_id=session.owner_id, directory=session.directory,
+                                     id__gt=after).order_by("id").values_list("id", flat=True).first())
+    if first is not None:
+        return first - 1
+    return EventLog.objects.aggregate(newest=Max("id"))["newest"] or after
+
+
+def session_history(*, session: Session, after: int = 0, limit: int | None = None) -> tuple[list[dict], bool]:
+    """v2 session.history: one page of the session's logged events after sequence `after`, oldest first, and
+    whether more follow. Events older than the log's retention (AGENTSERVER_EVENT_LOG_RETENTION) are gone."""
+    from agentserver.models import EventLog
+
     limit = max(1, min(limit or HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT))
-    about = (Q(properties__sessionID=session.id) | Q(properties__info__sessionID=session.id)
-             | Q(properties__part__sessionID=session.id) | Q(type__startswith="session.", properties__info__id=session.id))
-    rows = list(EventLog.objects.filter(about, owner_id=session.owner_id, directory=session.directory, id__gt=after)
+    rows = list(EventLog.objects.filter(_about(session), owner_id=session.owner_id, directory=session.directory, id__gt=after)
                 .order_by("id")[:limit + 1])
     return [durable_event_wire(row, session.id) for row in rows[:limit]], len(rows) > limit

@@ -1,0 +1,269 @@
+"""opencode's SDK v2 client (`@opencode-ai/sdk` 1.19.3, `@opencode-ai/sdk/v2`) against our server through node:
+each operation that answered `No route` before issue 22, with good input as alice, bad input (malformed → 400,
+unknown id → 404), bob's ids → 404 and no credentials → 401. Every call goes through the SDK's own method, so
+its method, path, query and body are the SDK's. Skips without node or the SDK (scripts/test.sh installs it)."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.clients.test_js_sdk import sdk_node_modules
+from tests.fakes.fixtures import FAKE_MODEL, FAKE_PROVIDER, Reply
+from tests.permissions.helpers import question_in_background, session_for, wait_pending
+from tests.sessions.helpers import add_message, add_turns
+
+HERE = Path(__file__).resolve().parent
+UNKNOWN_SESSION = "ses_0000000000000000000000000a"
+UNKNOWN_MESSAGE = "msg_0000000000000000000000000a"
+
+
+@pytest.fixture
+def sdk_v2(server, tmp_path):
+    modules = sdk_node_modules()
+    if shutil.which("node") is None or modules is None or not (modules / "sdk119" / "package.json").exists():
+        pytest.skip("node or @opencode-ai/sdk 1.19.3 not installed (scripts/test.sh: npm install --prefix .tools "
+                    "sdk119@npm:@opencode-ai/sdk@1.19.3)")
+    (tmp_path / "node_modules").symlink_to(modules)
+    shutil.copy(HERE / "sdk_v2_calls.mjs", tmp_path / "calls.mjs")
+
+    def run(directory, *calls: dict) -> list[dict]:
+        result = subprocess.run(["node", "calls.mjs", server.url, str(directory)], cwd=tmp_path,
+                                input=json.dumps(list(calls)), capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        out = json.loads(result.stdout.strip().splitlines()[-1])
+        assert all(r["status"] >= 0 for r in out), out
+        return out
+
+    return run
+
+
+def call(persona, op: str, args: dict | None = None, **extra) -> dict:
+    return {"as": persona.token if persona is not None else "", "op": op, "args": args or {}, **extra}
+
+
+def error_name(result: dict) -> str | None:
+    error = result.get("error")
+    return error.get("name") if isinstance(error, dict) else None
+
+
+# ---- sessions: message, agent and model, revert, history, events ---------------------------------------
+
+def test_message_get_answers_the_message_and_refuses_the_wrong_ones(alice, bob, sdk_v2):
+    session = session_for(alice)
+    message = add_message(session.id, texts=("hello v2",))
+    message_id = message["info"]["id"]
+    good, unknown, malformed, bobs, anon = sdk_v2(
+        alice.repo,
+        call(alice, "v2.session.message", {"sessionID": session.id, "messageID": message_id}),
+        call(alice, "v2.session.message", {"sessionID": session.id, "messageID": UNKNOWN_MESSAGE}),
+        call(alice, "v2.session.message", {"sessionID": session.id, "messageID": "nope"}),
+        call(bob, "v2.session.message", {"sessionID": session.id, "messageID": message_id}),
+        call(None, "v2.session.message", {"sessionID": session.id, "messageID": message_id}))
+    assert good["status"] == 200
+    assert good["data"]["data"]["info"]["id"] == message_id
+    assert [p["text"] for p in good["data"]["data"]["parts"]] == ["hello v2"]
+    assert (unknown["status"], error_name(unknown)) == (404, "NotFoundError")
+    assert (malformed["status"], error_name(malformed)) == (400, "BadRequestError")
+    assert (bobs["status"], error_name(bobs)) == (404, "NotFoundError")
+    assert anon["status"] == 401
+
+
+def test_switching_agent_and_model_sets_what_the_next_v2_prompt_runs_with(alice, bob, llm, sdk_v2):
+    from sessions_app.models import Message, Session
+
+    session = session_for(alice)
+    llm.script(Reply(text="planned"))
+    agent, model, bad_agent, bad_model, malformed, bobs, anon, prompt = sdk_v2(
+        alice.repo,
+        call(alice, "v2.session.switchAgent", {"sessionID": session.id, "agent": "plan"}),
+        call(alice, "v2.session.switchModel", {"sessionID": session.id,
+                                               "model": {"id": FAKE_MODEL, "providerID": FAKE_PROVIDER}}),
+        call(alice, "v2.session.switchAgent", {"sessionID": session.id, "agent": "no-such-agent"}),
+        call(alice, "v2.session.switchModel", {"sessionID": session.id,
+                                               "model": {"id": "no-such-model", "providerID": FAKE_PROVIDER}}),
+        call(alice, "v2.session.switchAgent", {"sessionID": session.id, "agent": 5}),
+        call(bob, "v2.session.switchAgent", {"sessionID": session.id, "agent": "build"}),
+        call(None, "v2.session.switchModel", {"sessionID": session.id,
+                                              "model": {"id": FAKE_MODEL, "providerID": FAKE_PROVIDER}}),
+        call(alice, "v2.session.prompt", {"sessionID": session.id,
+                                          "prompt": {"parts": [{"type": "text", "text": "plan it"}]}}))
+    assert agent["status"] == 204 and model["status"] == 204
+    assert (bad_agent["status"], bad_model["status"], malformed["status"]) == (400, 400, 400)
+    assert (bobs["status"], anon["status"]) == (404, 401)
+    assert prompt["status"] == 200, prompt
+    session = Session.objects.get(id=session.id)
+    assert session.agent == "plan" and session.model["id"] == FAKE_MODEL
+    user = Message.objects.filter(session=session, role="user").get()
+    assert user.info["agent"] == "plan"
+    assert user.info["model"] == {"providerID": FAKE_PROVIDER, "modelID": FAKE_MODEL}
+
+
+def test_revert_is_staged_cleared_and_committed(alice, bob, sdk_v2):
+    from sessions_app.models import Message, Session
+
+    session = session_for(alice)
+    turns = [m["info"]["id"] for m in add_turns(session.id, 2)]  # answered: no runner starts for them
+    second = turns[2]
+    stage, unknown, malformed, bobs, anon, clear = sdk_v2(
+        alice.repo,
+        call(alice, "v2.session.revert.stage", {"sessionID": session.id, "messageID": second, "files": False}),
+        call(alice, "v2.session.revert.stage", {"sessionID": session.id, "messageID": UNKNOWN_MESSAGE}),
+        call(alice, "v2.session.revert.stage", {"sessionID": session.id, "messageID": "x", "files": "yes"}),
+        call(bob, "v2.session.revert.clear", {"sessionID": session.id}),
+        call(None, "v2.session.revert.commit", {"sessionID": session.id}),
+        call(alice, "v2.session.revert.clear", {"sessionID": session.id}))
+    assert stage["status"] == 200 and stage["data"]["data"]["messageID"] == second
+    assert (unknown["status"], malformed["status"], bobs["status"], anon["status"]) == (404, 400, 404, 401)
+    assert clear["status"] == 204 and Session.objects.get(id=session.id).revert is None
+    stage, commit, bobs = sdk_v2(
+        alice.repo,
+        call(alice, "v2.session.revert.stage", {"sessionID": session.id, "messageID": second, "files": False}),
+        call(alice, "v2.session.revert.commit", {"sessionID": session.id}),
+        call(bob, "v2.session.revert.commit", {"sessionID": session.id}))
+    assert (stage["status"], commit["status"], bobs["status"]) == (200, 204, 404)
+    assert list(Message.objects.filter(session_id=session.id).values_list("id", flat=True).order_by("id")) == turns[:2]
+    assert Session.objects.get(id=session.id).revert is None
+
+
+def test_history_pages_the_sessions_logged_events(alice, bob, sdk_v2):
+    session = session_for(alice)
+    add_message(session.id, texts=("one",))
+    other = session_for(alice)
+    add_message(other.id, texts=("elsewhere",))
+    first, page, malformed, bobs, anon, unknown = sdk_v2(
+        alice.repo,
+        call(alice, "v2.session.history", {"sessionID": session.id}),
+        call(alice, "v2.session.history", {"sessionID": session.id, "limit": "1"}),
+        call(alice, "v2.session.history", {"sessionID": session.id, "limit": "many"}),
+        call(bob, "v2.session.history", {"sessionID": session.id}),
+        call(None, "v2.session.history", {"sessionID": session.id}),
+        call(alice, "v2.session.history", {"sessionID": UNKNOWN_SESSION}))
+    events = first["data"]["data"]
+    assert first["status"] == 200 and first["data"]["hasMore"] is False
+    assert {"session.created", "message.updated", "message.part.updated"} <= {e["type"] for e in events}
+    assert {e["durable"]["aggregateID"] for e in events} == {session.id}
+    seqs = [e["durable"]["seq"] for e in events]
+    assert seqs == sorted(seqs)
+    assert page["data"]["hasMore"] is True and len(page["data"]["data"]) == 1
+    assert (malformed["status"], bobs["status"], anon["status"], unknown["status"]) == (400, 404, 401, 404)
+    [after] = sdk_v2(alice.repo, call(alice, "v2.session.history", {"sessionID": session.id,
+                                                                     "after": str(seqs[0])}))
+    assert [e["durable"]["seq"] for e in after["data"]["data"]] == seqs[1:]
+
+
+def test_the_session_event_stream_replays_and_follows_one_session(alice, bob, anon, sdk_v2):
+    session = session_for(alice)
+    add_message(session.id, texts=("one",))
+    other = session_for(alice)
+    add_message(other.id, texts=("elsewhere",))
+    [stream] = sdk_v2(alice.repo, call(alice, "v2.session.events", {"sessionID": session.id, "after": "0"},
+                                       stream=4))
+    from agentserver.bus import event_session_id
+
+    logged = [e for e in stream["data"] if not e["type"].startswith("server.")]
+    assert {"session.created", "message.updated"} <= {e["type"] for e in logged}, stream
+    assert {event_session_id(e["type"], e["payload"]) for e in logged} == {session.id}
+    # The SDK's stream client retries a refused stream rather than answering its status: asked directly.
+    url = f"/api/session/{session.id}/event"
+    assert bob.get(url).status_code == 404
+    assert anon.get(url).status_code == 401
+    assert alice.get("/api/session/nope/event").status_code == 400
+    assert alice.get(url, params={"after": "soon"}).status_code == 400
+
+
+# ---- permissions and questions of one session -----------------------------------------------------------
+
+def test_a_session_asks_lists_gets_and_replies_to_a_permission(alice, bob, sdk_v2):
+    from sessions_app.models import PermissionApproval, PermissionRequest
+
+    session = session_for(alice)
+    ask = {"sessionID": session.id, "action": "external_directory", "resources": ["/srv/outside/*"],
+           "save": ["/srv/outside/*"]}
+    created, allowed, malformed, bobs, anon = sdk_v2(
+        alice.repo,
+        call(alice, "v2.session.permission.create", ask),
+        call(alice, "v2.session.permission.create", {"sessionID": session.id, "action": "read",
+                                                     "resources": ["README.md"]}),
+        call(alice, "v2.session.permission.create", {"sessionID": session.id, "action": 5, "resources": "x"}),
+        call(bob, "v2.session.permission.create", ask),
+        call(None, "v2.session.permission.create", ask))
+    assert created["status"] == 200 and created["data"]["data"]["effect"] == "ask"
+    assert allowed["data"]["data"]["effect"] == "allow"
+    assert (malformed["status"], bobs["status"], anon["status"]) == (400, 404, 401)
+    request_id = created["data"]["data"]["id"]
+    assert PermissionRequest.objects.filter(session=session).count() == 1
+    listed, got, unknown, bob_list, bob_get, bad_reply, bob_reply, reply, saved, bob_saved = sdk_v2(
+        alice.repo,
+        call(alice, "v2.session.permission.list", {"sessionID": session.id}),
+        call(alice, "v2.session.permission.get", {"sessionID": session.id, "requestID": request_id}),
+        call(alice, "v2.session.permission.get", {"sessionID": session.id, "requestID": "per_unknown"}),
+        call(bob, "v2.session.permission.list", {"sessionID": session.id}),
+        call(bob, "v2.session.permission.get", {"sessionID": session.id, "requestID": request_id}),
+        call(alice, "v2.session.permission.reply", {"sessionID": session.id, "requestID": request_id,
+                                                    "reply": "maybe"}),
+        call(bob, "v2.session.permission.reply", {"sessionID": session.id, "requestID": request_id,
+                                                  "reply": "once"}),
+        call(alice, "v2.session.permission.reply", {"sessionID": session.id, "requestID": request_id,
+                                                    "reply": "always"}),
+        call(alice, "v2.permission.saved.list", {}),
+        call(bob, "v2.permission.saved.list", {}))
+    wire = {"id": request_id, "sessionID": session.id, "action": "external_directory",
+            "resources": ["/srv/outside/*"], "save": ["/srv/outside/*"], "metadata": {}}
+    assert listed["data"]["data"] == [wire] and got["data"]["data"] == wire
+    assert (unknown["status"], bob_list["status"], bob_get["status"]) == (404, 404, 404)
+    assert (bad_reply["status"], bob_reply["status"], reply["status"]) == (400, 404, 204)
+    assert PermissionRequest.objects.get(id=request_id).reply == "always"
+    [entry] = saved["data"]["data"]
+    assert entry == {"id": entry["id"], "projectID": session.project_id, "action": "external_directory",
+                     "resource": "/srv/outside/*"}
+    assert bob_saved["data"]["data"] == []
+    again, bob_remove, anon_remove, unknown_remove, remove = sdk_v2(
+        alice.repo,
+        call(alice, "v2.session.permission.create", ask),
+        call(bob, "v2.permission.saved.remove", {"id": entry["id"]}),
+        call(None, "v2.permission.saved.remove", {"id": entry["id"]}),
+        call(alice, "v2.permission.saved.remove", {"id": "not-an-id"}),
+        call(alice, "v2.permission.saved.remove", {"id": entry["id"]}))
+    assert again["data"]["data"]["effect"] == "allow"  # the saved approval answers it
+    assert (bob_remove["status"], anon_remove["status"], unknown_remove["status"]) == (404, 401, 404)
+    assert remove["status"] == 204 and not PermissionApproval.objects.filter(owner=alice.user).exists()
+
+
+QUESTIONS = [{"question": "Ship it?", "header": "Ship", "options": [{"label": "Yes", "description": "go"}]}]
+
+
+def test_a_sessions_questions_are_listed_answered_and_rejected(alice, bob, sdk_v2):
+    from sessions_app.models import Question
+
+    session = session_for(alice)
+    waiter = question_in_background(session, QUESTIONS)
+    [question] = wait_pending(Question, session)
+    listed, bob_list, anon, malformed, bob_reply, unknown, reply = sdk_v2(
+        alice.repo,
+        call(alice, "v2.session.question.list", {"sessionID": session.id}),
+        call(bob, "v2.session.question.list", {"sessionID": session.id}),
+        call(None, "v2.session.question.list", {"sessionID": session.id}),
+        call(alice, "v2.session.question.reply", {"sessionID": session.id, "requestID": question.id,
+                                                  "questionV2Reply": {"answers": "Yes"}}),
+        call(bob, "v2.session.question.reply", {"sessionID": session.id, "requestID": question.id,
+                                                "questionV2Reply": {"answers": [["Yes"]]}}),
+        call(alice, "v2.session.question.reply", {"sessionID": session.id, "requestID": "que_unknown",
+                                                  "questionV2Reply": {"answers": [["Yes"]]}}),
+        call(alice, "v2.session.question.reply", {"sessionID": session.id, "requestID": question.id,
+                                                  "questionV2Reply": {"answers": [["Yes"]]}}))
+    assert [q["id"] for q in listed["data"]["data"]] == [question.id]
+    assert (bob_list["status"], anon["status"], malformed["status"]) == (404, 401, 400)
+    assert (bob_reply["status"], unknown["status"], reply["status"]) == (404, 404, 204)
+    assert waiter.join().result == [["Yes"]]
+    waiter = question_in_background(session, QUESTIONS, call_id="call_q2")
+    [question] = wait_pending(Question, session)
+    bob_reject, reject = sdk_v2(
+        alice.repo,
+        call(bob, "v2.session.question.reject", {"sessionID": session.id, "requestID": question.id}),
+        call(alice, "v2.session.question.reject", {"sessionID": session.id, "requestID": question.id}))
+    assert (bob_reject["status"], reject["status"]) == (404, 204)
+    assert Question.objects.get(id=question.id).status == "rejected"
