@@ -30,6 +30,14 @@ def provider_list_v2(*, context) -> list[dict]:
     return [shapes.provider_v2(entry) for entry in _connected(context).values()]
 
 
+def provider_get_v2(*, context, provider_id: str) -> dict:
+    """v2 provider.get: one provider this context has connected (404 for any other)."""
+    entry = _connected(context).get(provider_id)
+    if entry is None:
+        raise NotFound(f"Provider not found: {provider_id}", providerID=provider_id)
+    return shapes.provider_v2(entry)
+
+
 def model_list_v2(*, context) -> list[dict]:
     return [shapes.model_v2(entry, model) for entry in _connected(context).values()
             for model in entry.record.get("models", {}).values()]

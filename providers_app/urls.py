@@ -19,6 +19,7 @@ original: list = [
 ]
 v2: list = [
     route("provider", providers.V2ProviderListView, "provider.list"),
+    route("provider/<str:providerID>", providers.V2ProviderView, "provider.get"),
     route("model", providers.V2ModelListView, "model.list"),
     route("catalog/model", providers.CatalogModelListView, "catalog.model.list"),
     # Model ids may contain slashes (openrouter's "anthropic/claude-…").

@@ -267,3 +267,72 @@ def test_a_sessions_questions_are_listed_answered_and_rejected(alice, bob, sdk_v
         call(alice, "v2.session.question.reject", {"sessionID": session.id, "requestID": question.id}))
     assert (bob_reject["status"], reject["status"]) == (404, 204)
     assert Question.objects.get(id=question.id).status == "rejected"
+
+
+# ---- files, terminals, providers ------------------------------------------------------------------------
+
+def test_fs_read_list_and_find_answer_within_the_location(alice, bob, sdk_v2):
+    (alice.repo / "notes").mkdir()
+    (alice.repo / "notes" / "hello.txt").write_text("hello from v2\n")
+    location = {"location": {"directory": str(alice.repo)}}
+    read, missing, outside, bobs, anon, listed, nested, not_dir, found, dirs, bad_type, bad_limit = sdk_v2(
+        alice.repo,
+        call(alice, "v2.fs.read", location, options={"url": "/api/fs/read/notes/hello.txt"}),
+        call(alice, "v2.fs.read", location, options={"url": "/api/fs/read/notes/nothing.txt"}),
+        call(alice, "v2.fs.read", location, options={"url": "/api/fs/read/..%2F..%2Fetc%2Fpasswd"}),
+        call(bob, "v2.fs.read", location, options={"url": "/api/fs/read/notes/hello.txt"}),
+        call(None, "v2.fs.read", location, options={"url": "/api/fs/read/notes/hello.txt"}),
+        call(alice, "v2.fs.list", location),
+        call(alice, "v2.fs.list", {**location, "path": "notes"}),
+        call(alice, "v2.fs.list", {**location, "path": "notes/hello.txt"}),
+        call(alice, "v2.fs.find", {**location, "query": "hello"}),
+        call(alice, "v2.fs.find", {**location, "query": "not", "type": "directory"}),
+        call(alice, "v2.fs.find", {**location, "query": "hello", "type": "socket"}),
+        call(alice, "v2.fs.find", {**location, "query": "hello", "limit": "lots"}))
+    assert read["status"] == 200 and read["data"] == "hello from v2\n"
+    assert missing["status"] == 404
+    assert outside["status"] in (400, 403, 404)
+    assert bobs["status"] == 403  # bob's roots do not hold alice's directory
+    assert anon["status"] == 401
+    assert listed["status"] == 200 and {"path": "notes", "type": "directory"} in listed["data"]["data"]
+    assert listed["data"]["location"]["directory"] == str(alice.repo)
+    assert nested["data"]["data"] == [{"path": "notes/hello.txt", "type": "file"}]
+    assert not_dir["status"] == 400
+    assert found["status"] == 200 and found["data"]["data"][0] == {"path": "notes/hello.txt", "type": "file"}
+    assert dirs["data"]["data"] == [{"path": "notes", "type": "directory"}]
+    assert (bad_type["status"], bad_limit["status"]) == (400, 400)
+
+
+def test_a_terminal_connect_token_is_given_to_its_owner_only(alice, bob, sdk_v2):
+    [created] = sdk_v2(alice.repo, call(alice, "v2.pty.create", {"command": "/bin/sh"}))
+    assert created["status"] == 200, created
+    pty_id = created["data"]["data"]["id"]
+    try:
+        token, unknown, malformed, bobs, anon = sdk_v2(
+            alice.repo,
+            call(alice, "v2.pty.connectToken", {"ptyID": pty_id}),
+            call(alice, "v2.pty.connectToken", {"ptyID": "pty_0000000000000000000000000a"}),
+            call(alice, "v2.pty.connectToken", {"ptyID": "terminal"}),
+            call(bob, "v2.pty.connectToken", {"ptyID": pty_id}),
+            call(None, "v2.pty.connectToken", {"ptyID": pty_id}))
+        assert token["status"] == 200
+        assert token["data"]["data"]["expires_in"] > 0 and len(token["data"]["data"]["ticket"]) > 16
+        assert token["data"]["location"]["directory"] == str(alice.repo)
+        assert (unknown["status"], malformed["status"], bobs["status"], anon["status"]) == (404, 400, 404, 401)
+    finally:
+        sdk_v2(alice.repo, call(alice, "v2.pty.remove", {"ptyID": pty_id}))
+
+
+def test_provider_get_answers_a_connected_provider(alice, bob, llm, sdk_v2):
+    good, unknown, in_alices, anon = sdk_v2(
+        alice.repo,
+        call(alice, "v2.provider.get", {"providerID": FAKE_PROVIDER}),
+        call(alice, "v2.provider.get", {"providerID": "no-such-provider"}),
+        call(bob, "v2.provider.get", {"providerID": FAKE_PROVIDER}),
+        call(None, "v2.provider.get", {"providerID": FAKE_PROVIDER}))
+    [bobs] = sdk_v2(bob.repo, call(bob, "v2.provider.get", {"providerID": FAKE_PROVIDER}))
+    assert in_alices["status"] == 403  # alice's directory is outside bob's roots
+    assert good["status"] == 200 and good["data"]["data"]["id"] == FAKE_PROVIDER
+    assert good["data"]["location"]["directory"] == str(alice.repo)
+    assert (unknown["status"], anon["status"]) == (404, 401)
+    assert bobs["status"] == 404  # alice's provider config is hers
