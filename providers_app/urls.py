@@ -25,6 +25,16 @@ v2: list = [
     # Model ids may contain slashes (openrouter's "anthropic/claude-…").
     route("catalog/model/<str:providerID>/<path:modelID>", providers.CatalogModelView, "catalog.model.get"),
     route("integration", integrations.IntegrationView, "integration.list"),
+    # Before integration/<integrationID>, which would take "attempt" for an id.
+    route("integration/attempt/<str:attemptID>", integrations.AttemptView, "integration.attempt.status",
+          "integration.attempt.cancel"),
+    route("integration/attempt/<str:attemptID>/complete", integrations.AttemptCompleteView,
+          "integration.attempt.complete"),
+    route("integration/<str:integrationID>", integrations.IntegrationItemView, "integration.get"),
+    route("integration/<str:integrationID>/connect/key", integrations.ConnectKeyView, "integration.connect.key"),
+    route("integration/<str:integrationID>/connect/oauth", integrations.ConnectOAuthView,
+          "integration.connect.oauth"),
+    route("credential/<str:credentialID>", integrations.CredentialView, "credential.update", "credential.remove"),
     route("mcp/server", mcp.V2ServerView, "mcp.server.list", "mcp.server.create"),
     route("mcp/server/<str:name>/oauth", mcp.V2OAuthView, "mcp.server.oauth.start", "mcp.server.oauth.delete"),
     route("mcp/server/<str:name>/oauth/callback", mcp.V2OAuthCallbackView, "mcp.server.oauth.callback"),

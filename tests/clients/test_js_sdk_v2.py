@@ -336,3 +336,77 @@ def test_provider_get_answers_a_connected_provider(alice, bob, llm, sdk_v2):
     assert good["data"]["location"]["directory"] == str(alice.repo)
     assert (unknown["status"], anon["status"]) == (404, 401)
     assert bobs["status"] == 404  # alice's provider config is hers
+
+
+# ---- integrations and credentials -----------------------------------------------------------------------
+
+def test_an_integration_is_read_and_connected_with_a_key_and_its_credential_relabelled_and_removed(alice, bob,
+                                                                                                    sdk_v2):
+    from auth_app.models import AuthAccount
+
+    got, unknown, connect, malformed, bobs_connect, anon = sdk_v2(
+        alice.repo,
+        call(alice, "v2.integration.get", {"integrationID": "openai"}),
+        call(alice, "v2.integration.get", {"integrationID": "no-such-provider"}),
+        call(alice, "v2.integration.connect.key", {"integrationID": "openai", "key": "sk-alice-1234567890",
+                                                   "label": "work"}),
+        call(alice, "v2.integration.connect.key", {"integrationID": "openai", "key": 42}),
+        call(bob, "v2.integration.connect.key", {"integrationID": "openai", "key": "sk-bob"}),
+        call(None, "v2.integration.get", {"integrationID": "openai"}))
+    assert got["status"] == 200 and got["data"]["data"]["id"] == "openai"
+    assert {"type": "key"} in got["data"]["data"]["methods"]
+    assert (unknown["status"], connect["status"], malformed["status"], anon["status"]) == (404, 204, 400, 401)
+    assert bobs_connect["status"] == 403  # alice's directory is outside bob's roots
+    account = AuthAccount.objects.get(owner=alice.user, service_id="openai")
+    assert account.description == "work" and account.active
+    [after] = sdk_v2(alice.repo, call(alice, "v2.integration.get", {"integrationID": "openai"}))
+    assert {"type": "credential", "id": account.id, "label": "work"} in after["data"]["data"]["connections"]
+    bob_update, bob_remove = sdk_v2(
+        bob.repo,
+        call(bob, "v2.credential.update", {"credentialID": account.id, "label": "mine"}),
+        call(bob, "v2.credential.remove", {"credentialID": account.id}))
+    assert (bob_update["status"], bob_remove["status"]) == (404, 404)
+    bad_label, update, unknown_remove, anon_remove, remove = sdk_v2(
+        alice.repo,
+        call(alice, "v2.credential.update", {"credentialID": account.id, "label": ["x"]}),
+        call(alice, "v2.credential.update", {"credentialID": account.id, "label": "personal"}),
+        call(alice, "v2.credential.remove", {"credentialID": "acc_unknown"}),
+        call(None, "v2.credential.remove", {"credentialID": account.id}),
+        call(alice, "v2.credential.remove", {"credentialID": account.id}))
+    assert (bad_label["status"], update["status"], unknown_remove["status"]) == (400, 204, 404)
+    assert (anon_remove["status"], remove["status"]) == (401, 204)
+    assert not AuthAccount.objects.filter(owner=alice.user).exists()
+
+
+def test_an_oauth_attempt_is_started_polled_refused_without_a_code_and_cancelled(alice, bob, sdk_v2):
+    start, no_method, malformed = sdk_v2(
+        alice.repo,
+        call(alice, "v2.integration.connect.oauth", {"integrationID": "openai", "methodID": "0", "inputs": {}}),
+        call(alice, "v2.integration.connect.oauth", {"integrationID": "openai", "methodID": "9", "inputs": {}}),
+        call(alice, "v2.integration.connect.oauth", {"integrationID": "openai", "methodID": 0}))
+    assert start["status"] == 200, start
+    attempt = start["data"]["data"]
+    assert attempt["mode"] == "code" and attempt["url"].startswith("https://auth.openai.com/")
+    assert attempt["time"]["expires"] > attempt["time"]["created"]
+    assert (no_method["status"], malformed["status"]) == (400, 400)
+    attempt_id = attempt["attemptID"]
+    status, no_code, unknown, anon, cancel, gone = sdk_v2(
+        alice.repo,
+        call(alice, "v2.integration.attempt.status", {"attemptID": attempt_id}),
+        call(alice, "v2.integration.attempt.complete", {"attemptID": attempt_id, "code": ""}),
+        call(alice, "v2.integration.attempt.status", {"attemptID": "no-such-attempt"}),
+        call(None, "v2.integration.attempt.status", {"attemptID": attempt_id}),
+        call(alice, "v2.integration.attempt.cancel", {"attemptID": attempt_id}),
+        call(alice, "v2.integration.attempt.status", {"attemptID": attempt_id}))
+    assert status["status"] == 200 and status["data"]["data"]["status"] == "pending"
+    assert (no_code["status"], unknown["status"], anon["status"]) == (400, 404, 401)
+    assert (cancel["status"], gone["status"]) == (204, 404)
+    [again] = sdk_v2(alice.repo, call(alice, "v2.integration.connect.oauth",
+                                      {"integrationID": "openai", "methodID": "0", "inputs": {}}))
+    attempt_id = again["data"]["data"]["attemptID"]
+    bob_status, bob_cancel, bob_complete = sdk_v2(
+        bob.repo,
+        call(bob, "v2.integration.attempt.status", {"attemptID": attempt_id}),
+        call(bob, "v2.integration.attempt.cancel", {"attemptID": attempt_id}),
+        call(bob, "v2.integration.attempt.complete", {"attemptID": attempt_id, "code": "abc"}))
+    assert (bob_status["status"], bob_cancel["status"], bob_complete["status"]) == (404, 404, 404)
