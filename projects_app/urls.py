@@ -29,9 +29,17 @@ original: list = [
     route("lsp", lsp.LspView, "lsp.status"),
     route("experimental/worktree", worktrees.WorktreeView, "worktree.list", "worktree.create", "worktree.remove"),
     route("experimental/worktree/reset", worktrees.WorktreeResetView, "worktree.reset"),
-    route("experimental/workspace", workspaces.ExperimentalWorkspaceView, "experimental.workspace.list"),
+    route("experimental/workspace", workspaces.ExperimentalWorkspaceCollectionView, "experimental.workspace.list",
+          "experimental.workspace.create"),
     route("experimental/workspace/status", workspaces.ExperimentalWorkspaceStatusView,
           "experimental.workspace.status"),
+    route("experimental/workspace/adapter", workspaces.ExperimentalWorkspaceAdapterView,
+          "experimental.workspace.adapter.list"),
+    route("experimental/workspace/sync-list", workspaces.ExperimentalWorkspaceSyncListView,
+          "experimental.workspace.syncList"),
+    # experimental/workspace/warp is sessions_app's (mounted earlier).
+    route("experimental/workspace/<str:id>", workspaces.ExperimentalWorkspaceItemView,
+          "experimental.workspace.remove"),
 ]
 v2: list = [
     route("project", projects.V2ProjectListView, "project.list"),

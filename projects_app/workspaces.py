@@ -259,6 +259,41 @@ def project_workspaces(*, context) -> list[dict]:
     return [{key: wire[key] for key in _WORKSPACE_FIELDS} for wire in (workspace_wire(row) for row in rows)]
 
 
+ADAPTERS = [
+    {"type": "worktree", "name": "Git worktree",
+     "description": "A new git worktree of the project on its own branch, made and kept by this server"},
+    {"type": "directory", "name": "Directory",
+     "description": "A directory of yours already on the server, registered as a workspace of its project"},
+    {"type": "local", "name": "Local directory", "description": "The same as directory (opencode's name for it)"},
+]
+
+
+def workspace_adapters() -> list[dict]:
+    """experimental.workspace.adapter.list: the kinds of workspace this server makes (no remote adapters)."""
+    return [dict(adapter) for adapter in ADAPTERS]
+
+
+def experimental_wire(workspace: Workspace) -> dict:
+    wire = workspace_wire(workspace)
+    return {key: wire[key] for key in _WORKSPACE_FIELDS}
+
+
+def project_workspace_create(*, context, type: str, branch: str | None = None, extra=None) -> dict:
+    """experimental.workspace.create: a workspace of the context's project; a directory-kind one registers
+    the context's directory."""
+    workspace = workspace_create(user=context.user, type=type, directory=context.directory, branch=branch,
+                                 metadata=extra if isinstance(extra, dict) else None)
+    return experimental_wire(workspace)
+
+
+def project_workspace_remove(*, context, workspace_id: str) -> dict:
+    """experimental.workspace.remove: the registration goes, and a worktree the server made goes with it."""
+    workspace = workspace_get(user=context.user, workspace_id=workspace_id)
+    wire = experimental_wire(workspace)
+    workspace_delete(user=context.user, workspace_id=workspace_id, remove_files=workspace.created_by_server)
+    return wire
+
+
 def project_workspace_status(*, context) -> list[dict]:
     """experimental.workspace.status."""
     rows = workspace_list(user=context.user, project_id=context.project_id).filter(archived=False)

@@ -50,6 +50,8 @@ original: list = [
     route("session/<str:sessionID>/command", commands.SessionCommandView, "session.command"),
     route("session/<str:sessionID>/init", commands.SessionInitView, "session.init"),
     route("session/<str:sessionID>/summarize", commands.SessionSummarizeView, "session.summarize"),
+    # Before projects_app's experimental/workspace/<id>, which would take "warp" for an id.
+    route("experimental/workspace/warp", workspaces.ExperimentalWarpView, "experimental.workspace.warp"),
 ]
 
 v2: list = [

@@ -410,3 +410,50 @@ def test_an_oauth_attempt_is_started_polled_refused_without_a_code_and_cancelled
         call(bob, "v2.integration.attempt.cancel", {"attemptID": attempt_id}),
         call(bob, "v2.integration.attempt.complete", {"attemptID": attempt_id, "code": "abc"}))
     assert (bob_status["status"], bob_cancel["status"], bob_complete["status"]) == (404, 404, 404)
+
+
+# ---- 1.18's experimental workspaces ---------------------------------------------------------------------
+
+def test_experimental_workspaces_are_made_warped_into_and_removed(alice, bob, sdk_v2):
+    from projects_app.models import Workspace
+    from sessions_app.models import Session
+
+    session = session_for(alice)
+    adapters, created, bad_type, malformed, chosen_id, anon = sdk_v2(
+        alice.repo,
+        call(alice, "experimental.workspace.adapter.list", {}),
+        call(alice, "experimental.workspace.create", {"type": "worktree", "branch": "v2-sdk-test"}),
+        call(alice, "experimental.workspace.create", {"type": "cloud"}),
+        call(alice, "experimental.workspace.create", {"type": 7}),
+        call(alice, "experimental.workspace.create", {"type": "worktree", "id": "wrk_mine"}),
+        call(None, "experimental.workspace.create", {"type": "worktree"}))
+    assert adapters["status"] == 200 and {"worktree", "directory"} <= {a["type"] for a in adapters["data"]}
+    assert created["status"] == 200, created
+    workspace = created["data"]
+    assert workspace["type"] == "worktree" and workspace["branch"] == "v2-sdk-test"
+    assert (bad_type["status"], malformed["status"], chosen_id["status"], anon["status"]) == (400, 400, 400, 401)
+    listed, warp, bob_warp, unknown_warp, sync, bob_sync = sdk_v2(
+        alice.repo,
+        call(alice, "experimental.workspace.list", {}),
+        call(alice, "experimental.workspace.warp", {"id": workspace["id"], "sessionID": session.id}),
+        call(bob, "experimental.workspace.warp", {"id": None, "sessionID": session.id}),
+        call(alice, "experimental.workspace.warp", {"id": "wrk_0000000000000000000000000a",
+                                                    "sessionID": session.id}),
+        call(alice, "experimental.workspace.syncList", {}),
+        call(None, "experimental.workspace.syncList", {}))
+    assert workspace["id"] in [w["id"] for w in listed["data"]]
+    assert warp["status"] == 204 and Session.objects.get(id=session.id).workspace_id == workspace["id"]
+    assert bob_warp["status"] in (403, 404)  # bob may not even name alice's directory
+    assert unknown_warp["status"] == 404
+    assert (sync["status"], bob_sync["status"]) == (204, 401)
+    [bobs_remove] = sdk_v2(bob.repo, call(bob, "experimental.workspace.remove", {"id": workspace["id"]}))
+    assert bobs_remove["status"] == 404 and Workspace.objects.filter(id=workspace["id"]).exists()
+    removed, again, malformed = sdk_v2(
+        alice.repo,
+        call(alice, "experimental.workspace.remove", {"id": workspace["id"]}),
+        call(alice, "experimental.workspace.remove", {"id": workspace["id"]}),
+        call(alice, "experimental.workspace.remove", {"id": "workspace"}))
+    assert removed["status"] == 200 and removed["data"]["id"] == workspace["id"]
+    assert (again["status"], malformed["status"]) == (404, 400)
+    assert not Workspace.objects.filter(id=workspace["id"]).exists()
+    assert Session.objects.get(id=session.id).workspace_id is None  # detached when its workspace went
