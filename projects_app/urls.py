@@ -1,6 +1,6 @@
 """Routes of projects_app: `original` at the root, `v2` under /api."""
 from agentserver.api import route
-from projects_app.api import (config, files, formatters, instance, location, lsp, projects, references, vcs,
+from projects_app.api import (config, copies, files, formatters, instance, location, lsp, projects, references, vcs,
                               workspaces, worktrees)
 
 original: list = [
@@ -29,6 +29,12 @@ original: list = [
     route("lsp", lsp.LspView, "lsp.status"),
     route("experimental/worktree", worktrees.WorktreeView, "worktree.list", "worktree.create", "worktree.remove"),
     route("experimental/worktree/reset", worktrees.WorktreeResetView, "worktree.reset"),
+    route("experimental/project/<str:projectID>/copy", copies.ProjectCopyView, "v2.projectCopy.create",
+          "v2.projectCopy.remove"),
+    route("experimental/project/<str:projectID>/copy/refresh", copies.ProjectCopyRefreshView,
+          "v2.projectCopy.refresh"),
+    route("experimental/project/<str:projectID>/copy/generate-name", copies.ProjectCopyNameView,
+          "experimental.projectCopy.generateName"),
     route("experimental/workspace", workspaces.ExperimentalWorkspaceCollectionView, "experimental.workspace.list",
           "experimental.workspace.create"),
     route("experimental/workspace/status", workspaces.ExperimentalWorkspaceStatusView,

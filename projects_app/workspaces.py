@@ -75,7 +75,7 @@ def workspace_wire(workspace: Workspace) -> dict:
     }
 
 
-def _publish(workspace: Workspace, type_: str) -> None:
+def publish_workspace(workspace: Workspace, type_: str) -> None:
     events.publish(type_, {"workspaceID": workspace.id, "info": workspace_wire(workspace)},
                    owner_id=workspace.owner_id, directory=workspace.directory, workspace_id=workspace.id,
                    project_id=workspace.project.project_id if workspace.project_id else None)
@@ -171,7 +171,7 @@ def workspace_create(*, user, type: str, project_id: str | None = None, name: st
         )
         with transaction.atomic():
             workspace.save(force_insert=True)
-        _publish(workspace, "workspace.created")
+        publish_workspace(workspace, "workspace.created")
         return workspace
     if type not in WORKTREE_TYPES:
         raise WorkspaceCreateError(
@@ -202,7 +202,7 @@ def workspace_create(*, user, type: str, project_id: str | None = None, name: st
     except Exception:
         git.worktree_remove(repo, target)
         raise
-    _publish(workspace, "workspace.created")
+    publish_workspace(workspace, "workspace.created")
     return workspace
 
 
@@ -221,7 +221,7 @@ def workspace_update(*, user, workspace_id: str, name: str | None = None, metada
             workspace.archived = archived
         workspace.time_updated = now_ms()
         workspace.save()
-    _publish(workspace, "workspace.updated")
+    publish_workspace(workspace, "workspace.updated")
     return workspace
 
 
@@ -375,7 +375,7 @@ def workspace_sync(*, user) -> dict:
                                   name=os.path.basename(path), directory=path, branch=git.current_branch(path))
             with transaction.atomic():
                 workspace.save(force_insert=True)
-            _publish(workspace, "workspace.created")
+            publish_workspace(workspace, "workspace.created")
             known.add(path)
             registered.append(workspace)
     return {

@@ -457,3 +457,57 @@ def test_experimental_workspaces_are_made_warped_into_and_removed(alice, bob, sd
     assert (again["status"], malformed["status"]) == (404, 400)
     assert not Workspace.objects.filter(id=workspace["id"]).exists()
     assert Session.objects.get(id=session.id).workspace_id is None  # detached when its workspace went
+
+
+# ---- project copies -------------------------------------------------------------------------------------
+
+def test_a_project_copy_is_named_made_refreshed_and_removed(alice, bob, sdk_v2):
+    from projects_app.models import Workspace
+
+    [current] = sdk_v2(alice.repo, call(alice, "project.current", {}))
+    project_id = current["data"]["id"]
+    target = alice.root / "copies" / "fix-login"
+    name, bad_name, bobs_name, anon_name = sdk_v2(
+        alice.repo,
+        call(alice, "experimental.projectCopy.generateName", {"projectID": project_id,
+                                                              "context": "Fix the login page's redirect loop"}),
+        call(alice, "experimental.projectCopy.generateName", {"projectID": project_id, "context": 3}),
+        call(alice, "experimental.projectCopy.generateName", {"projectID": "0" * 40, "context": "x"}),
+        call(None, "experimental.projectCopy.generateName", {"projectID": project_id}))
+    assert name["status"] == 200 and name["data"] == {"name": "fix-the-login-page"}
+    assert (bad_name["status"], bobs_name["status"], anon_name["status"]) == (400, 404, 401)
+    created, exists, strategy, outside, malformed, anon = sdk_v2(
+        alice.repo,
+        call(alice, "v2.projectCopy.create", {"projectID": project_id, "strategy": "worktree",
+                                              "directory": str(target), "name": "fix-login"}),
+        call(alice, "v2.projectCopy.create", {"projectID": project_id, "strategy": "worktree",
+                                              "directory": str(target)}),
+        call(alice, "v2.projectCopy.create", {"projectID": project_id, "strategy": "rsync",
+                                              "directory": str(alice.root / "other")}),
+        call(alice, "v2.projectCopy.create", {"projectID": project_id, "strategy": "worktree",
+                                              "directory": "/etc/copy"}),
+        call(alice, "v2.projectCopy.create", {"projectID": project_id, "strategy": "worktree"}),
+        call(None, "v2.projectCopy.create", {"projectID": project_id, "strategy": "worktree",
+                                             "directory": str(target)}))
+    assert created["status"] == 200 and created["data"] == {"directory": str(target)}
+    assert (target / ".git").exists()
+    workspace = Workspace.objects.get(owner=alice.user, directory=str(target))
+    assert workspace.branch == "copy/fix-login"
+    assert (exists["status"], strategy["status"], outside["status"]) == (409, 400, 403)
+    assert (malformed["status"], anon["status"]) == (400, 401)
+    (target / "scratch.txt").write_text("unsaved work\n")
+    # (bob's test repository may share alice's project id: its root commit is the same; his project is his own.)
+    bobs = sdk_v2(bob.repo,
+                  call(bob, "v2.projectCopy.remove", {"projectID": project_id, "directory": str(target),
+                                                      "force": True}),
+                  call(bob, "v2.projectCopy.refresh", {"projectID": "f" * 40}))
+    assert [r["status"] for r in bobs] == [404, 404] and target.exists()
+    refresh, kept, unknown, removed = sdk_v2(
+        alice.repo,
+        call(alice, "v2.projectCopy.refresh", {"projectID": project_id}),
+        call(alice, "v2.projectCopy.remove", {"projectID": project_id, "directory": str(target), "force": False}),
+        call(alice, "v2.projectCopy.remove", {"projectID": project_id, "directory": str(alice.root / "nope"),
+                                              "force": True}),
+        call(alice, "v2.projectCopy.remove", {"projectID": project_id, "directory": str(target), "force": True}))
+    assert (refresh["status"], kept["status"], unknown["status"], removed["status"]) == (204, 409, 404, 204)
+    assert not target.exists() and not Workspace.objects.filter(directory=str(target)).exists()
