@@ -48,6 +48,16 @@ def console_state() -> dict:
     return {"consoleManagedProviders": [], "switchableOrgCount": 0}
 
 
+def console_orgs() -> list[dict]:
+    """experimental.console.listOrgs: this server signs in to no opencode Console account, so it has no orgs."""
+    return []
+
+
+def console_org_switch(*, account_id: str, org_id: str) -> bool:
+    raise NotFound(f"No Console org {org_id} of account {account_id}: this server signs in to no opencode Console "
+                   "account", accountID=account_id, orgID=org_id)
+
+
 def catalog_model_list() -> list[dict]:
     return [shapes.catalog_model(provider_id, model) for provider_id, provider in catalog.catalog().items()
             for model in provider["models"].values()]

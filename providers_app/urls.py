@@ -9,6 +9,8 @@ original: list = [
     route("provider/<str:providerID>/oauth/callback", providers.OAuthCallbackView, "provider.oauth.callback"),
     route("config/providers", providers.ConfigProvidersView, "config.providers"),
     route("experimental/console", console.ConsoleView, "experimental.console.get"),
+    route("experimental/console/orgs", console.ConsoleOrgsView, "experimental.console.listOrgs"),
+    route("experimental/console/switch", console.ConsoleSwitchView, "experimental.console.switchOrg"),
     route("mcp", mcp.McpStatusView, "mcp.status", "mcp.add"),
     route("mcp/<str:name>/auth", mcp.McpAuthView, "mcp.auth.start", "mcp.auth.remove"),
     route("mcp/<str:name>/auth/callback", mcp.McpAuthCallbackView, "mcp.auth.callback"),

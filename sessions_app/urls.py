@@ -3,7 +3,7 @@ session.messages and POST session.prompt on /session/{id}/message) share a patte
 views. The runner machinery starts with the first request (SessionsAppConfig.ready)."""
 from agentserver.api import route
 from sessions_app.api import (agents, choice, commands, history, messages, permissions, prompt, questions, revert,
-                              sessions, share, workspaces)
+                              sessions, share, sync, workspaces)
 
 original: list = [
     # the session store
@@ -50,6 +50,15 @@ original: list = [
     route("session/<str:sessionID>/command", commands.SessionCommandView, "session.command"),
     route("session/<str:sessionID>/init", commands.SessionInitView, "session.init"),
     route("session/<str:sessionID>/summarize", commands.SessionSummarizeView, "session.summarize"),
+    # sync.* and the control plane: sessions move within their project (sessions_app/api/sync.py)
+    route("sync/start", sync.SyncStartView, "sync.start"),
+    route("sync/replay", sync.SyncReplayView, "sync.replay"),
+    route("sync/steal", sync.SyncStealView, "sync.steal"),
+    route("sync/history", sync.SyncHistoryView, "sync.history.list"),
+    route("experimental/control-plane/move-session", sync.MoveSessionView, "experimental.controlPlane.moveSession"),
+    route("experimental/session", sessions.ExperimentalSessionListView, "experimental.session.list"),
+    route("experimental/session/<str:sessionID>/background", sessions.ExperimentalSessionBackgroundView,
+          "experimental.session.background"),
     # Before projects_app's experimental/workspace/<id>, which would take "warp" for an id.
     route("experimental/workspace/warp", workspaces.ExperimentalWarpView, "experimental.workspace.warp"),
 ]

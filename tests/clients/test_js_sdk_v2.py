@@ -511,3 +511,120 @@ def test_a_project_copy_is_named_made_refreshed_and_removed(alice, bob, sdk_v2):
         call(alice, "v2.projectCopy.remove", {"projectID": project_id, "directory": str(target), "force": True}))
     assert (refresh["status"], kept["status"], unknown["status"], removed["status"]) == (204, 409, 404, 204)
     assert not target.exists() and not Workspace.objects.filter(directory=str(target)).exists()
+
+
+# ---- experimental sessions, sync, the control plane, the Console, upgrade -------------------------------
+
+def test_experimental_session_list_spans_projects_and_background_detaches_nothing(alice, bob, sdk_v2):
+    from sessions_app.store.sessions import session_update
+
+    first = session_for(alice)
+    (alice.root / "other").mkdir()
+    from projects_app.contexts import context_for_directory
+    from sessions_app.store.sessions import session_create
+
+    elsewhere = session_create(context=context_for_directory(alice.user, str(alice.root / "other")))
+    archived = session_for(alice)
+    session_update(session=archived, archived=1, archived_given=True)
+    listed, with_archived, limited, malformed, bobs, anon = sdk_v2(
+        alice.repo,
+        call(alice, "experimental.session.list", {}),
+        call(alice, "experimental.session.list", {"archived": True}),
+        call(alice, "experimental.session.list", {"limit": 1}),
+        call(alice, "experimental.session.list", {"limit": "some"}),
+        call(bob, "experimental.session.list", {"directory": str(bob.repo)}),
+        call(None, "experimental.session.list", {}))
+    ids = [x["id"] for x in listed["data"]]
+    assert set(ids) == {first.id, elsewhere.id}
+    assert {x["id"]: x["project"]["id"] for x in listed["data"]}[elsewhere.id] == elsewhere.project_id
+    assert {x["id"] for x in with_archived["data"]} == {first.id, elsewhere.id, archived.id}
+    assert len(limited["data"]) == 1
+    assert (malformed["status"], anon["status"]) == (400, 401)
+    assert bobs["status"] in (200, 403) and not (bobs["data"] or [])
+    background, bob_background, unknown = sdk_v2(
+        alice.repo,
+        call(alice, "experimental.session.background", {"sessionID": first.id}),
+        call(bob, "experimental.session.background", {"sessionID": first.id, "directory": str(bob.repo)}),
+        call(alice, "experimental.session.background", {"sessionID": UNKNOWN_SESSION}))
+    assert background["status"] == 200 and background["data"] is False
+    assert bob_background["status"] in (403, 404) and unknown["status"] == 404
+
+
+def test_sync_reads_history_steals_into_a_workspace_and_refuses_what_it_cannot_do(alice, bob, sdk_v2):
+    from sessions_app.models import Session
+
+    session = session_for(alice)
+    add_message(session.id, texts=("one",))
+    [created] = sdk_v2(alice.repo, call(alice, "experimental.workspace.create", {"type": "worktree"}))
+    workspace_id = created["data"]["id"]
+    history, known, malformed, start, replay, bad_replay, anon = sdk_v2(
+        alice.repo,
+        call(alice, "sync.history.list", {"body": {}}),
+        call(alice, "sync.history.list", {"body": {session.id: 10**12}}),
+        call(alice, "sync.history.list", {"body": {session.id: "late"}}),
+        call(alice, "sync.start", {}),
+        call(alice, "sync.replay", {"body_directory": str(alice.repo), "events": []}),
+        call(alice, "sync.replay", {"body_directory": str(alice.repo), "events": "all"}),
+        call(None, "sync.history.list", {"body": {}}))
+    assert history["status"] == 200
+    assert {e["aggregate_id"] for e in history["data"]} == {session.id}
+    assert "message.updated" in {e["type"] for e in history["data"]}
+    assert known["data"] == []
+    assert (malformed["status"], start["status"], start["data"]) == (400, 200, False)
+    assert replay["status"] == 400 and "does not import" in replay["error"]["data"]["message"]
+    assert (bad_replay["status"], anon["status"]) == (400, 401)
+    steal, bob_steal, unknown, malformed = sdk_v2(
+        alice.repo,
+        call(alice, "sync.steal", {"sessionID": session.id, "workspace": workspace_id}),
+        call(bob, "sync.steal", {"sessionID": session.id, "directory": str(bob.repo)}),
+        call(alice, "sync.steal", {"sessionID": UNKNOWN_SESSION, "workspace": workspace_id}),
+        call(alice, "sync.steal", {"sessionID": 5}))
+    assert steal["status"] == 200 and steal["data"] == {"sessionID": session.id}
+    assert Session.objects.get(id=session.id).workspace_id == workspace_id
+    assert bob_steal["status"] in (403, 404)
+    assert (unknown["status"], malformed["status"]) == (404, 400)
+    [bobs_history] = sdk_v2(bob.repo, call(bob, "sync.history.list", {"body": {}}))
+    assert bobs_history["status"] == 200 and bobs_history["data"] == []
+
+
+def test_the_control_plane_moves_a_session_within_its_project_only(alice, bob, sdk_v2):
+    from sessions_app.models import Session
+
+    session = session_for(alice)
+    [created] = sdk_v2(alice.repo, call(alice, "experimental.workspace.create", {"type": "worktree"}))
+    workspace = created["data"]
+    into, back, elsewhere, malformed, bobs, anon = sdk_v2(
+        alice.repo,
+        call(alice, "experimental.controlPlane.moveSession", {"sessionID": session.id,
+                                                             "destination": {"directory": workspace["directory"]}}),
+        call(alice, "experimental.controlPlane.moveSession", {"sessionID": session.id,
+                                                             "destination": {"directory": str(alice.repo)}}),
+        call(alice, "experimental.controlPlane.moveSession", {"sessionID": session.id,
+                                                             "destination": {"directory": "/tmp"}}),
+        call(alice, "experimental.controlPlane.moveSession", {"sessionID": session.id, "destination": "/tmp"}),
+        call(bob, "experimental.controlPlane.moveSession", {"sessionID": session.id,
+                                                           "destination": {"directory": str(bob.repo)}}),
+        call(None, "experimental.controlPlane.moveSession", {"sessionID": session.id,
+                                                             "destination": {"directory": str(alice.repo)}}))
+    assert into["status"] == 204 and back["status"] == 204
+    assert Session.objects.get(id=session.id).workspace_id is None
+    assert elsewhere["status"] == 400 and "within their project" in elsewhere["error"]["data"]["message"]
+    assert (malformed["status"], bobs["status"], anon["status"]) == (400, 404, 401)
+
+
+def test_the_console_has_no_orgs_and_upgrade_says_who_upgrades(alice, sdk_v2):
+    orgs, switch, bad_switch, anon, upgrade, bad_upgrade, anon_upgrade = sdk_v2(
+        alice.repo,
+        call(alice, "experimental.console.listOrgs", {}),
+        call(alice, "experimental.console.switchOrg", {"accountID": "acct", "orgID": "org"}),
+        call(alice, "experimental.console.switchOrg", {"accountID": 1}),
+        call(None, "experimental.console.listOrgs", {}),
+        call(alice, "global.upgrade", {"target": "1.19.3"}),
+        call(alice, "global.upgrade", {"target": 119}),
+        call(None, "global.upgrade", {"target": "1.19.3"}))
+    assert orgs["status"] == 200 and orgs["data"] == {"orgs": []}
+    assert switch["status"] == 404 and "no opencode Console" in switch["error"]["data"]["message"]
+    assert (bad_switch["status"], anon["status"]) == (400, 401)
+    assert upgrade["status"] == 200 and upgrade["data"]["success"] is False
+    assert "administrator" in upgrade["data"]["error"]
+    assert (bad_upgrade["status"], anon_upgrade["status"]) == (400, 401)
