@@ -79,9 +79,12 @@ class SyncHistoryView(ApiView):
 
     def post(self, request):
         known = body_object(request.data)
-        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in known.values()):
-            raise BadRequest("Expected an object of aggregate id → last known sequence number (integer)",
-                             kind="Body")
+        wrong = [key for key, value in known.items() if isinstance(value, bool) or not isinstance(value, int)
+                 or value < 0]
+        if wrong:
+            raise BadRequest("; ".join(f"{key}: Expected a sequence number (integer ≥ 0), got {known[key]!r}"
+                                       for key in wrong), kind="Body",
+                             issues=[{"path": [key], "message": "Expected a sequence number"} for key in wrong])
         context = self.context(request)
         return Response(selectors.sync_history(user=request.user, directory=context.directory, known=known))
 
