@@ -7,8 +7,7 @@ from django.views.decorators.csrf import csrf_exempt
 from agentserver import sse
 from agentserver.bus import GLOBAL, INSTANCE, V2
 from agentserver.errors import Unauthorized
-from auth_app.authentication import browser_session, challenge, credentials_to_token
-from auth_app.tokens import live_token_ids
+from auth_app.authentication import browser_session, challenge, credentials_to_token, live_stream_ids
 from projects_app.contexts import resolve
 
 
@@ -28,7 +27,7 @@ def _authenticate(request, shape: str):
 
 
 async def _stream(request, shape: str):
-    return await sse.open_stream(request, shape, authenticate=_authenticate, live_tokens=live_token_ids)
+    return await sse.open_stream(request, shape, authenticate=_authenticate, live_tokens=live_stream_ids)
 
 
 @csrf_exempt  # GET only; a session cookie is accepted from this server's own pages only
