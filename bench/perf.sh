@@ -19,7 +19,7 @@
 # and dropped) and Redis on 127.0.0.1:6379 (db 7). The machine's other load shows in every figure: compare
 # servers within one run (alternating, medians), not across runs.
 #
-#     bash bench/perf.sh                        # throughput, then scaled and streams
+#     bash bench/perf.sh                        # every part, in the order above
 #     bash bench/perf.sh throughput             # one part
 #     ROUNDS=5 SECONDS_PER_RUN=3 bash bench/perf.sh throughput
 #     ROUNDS=1 AGENT_SESSIONS=1,8 bash bench/perf.sh agent
@@ -204,7 +204,7 @@ agent() {
           --server-pid "$oc_pid" "${common[@]}" --json "$dir/oc-$round.json" >/dev/null || echo "(wrong answers)"
     }
     if (( round % 2 )); then run_ours; run_oc; else run_oc; run_ours; fi
-  done 2>&1 | grep -v '^| K '
+  done 2>&1 | grep --line-buffered -v '^| K '
   echo
   $PY bench/agent.py compare agentserver opencode "$dir"/ours-*.json -- "$dir"/oc-*.json
   echo
