@@ -151,9 +151,12 @@ def _ms(values: list[float], q: float) -> float | None:
 async def prompt(client: httpx.AsyncClient, session_id: str, directory: str) -> tuple[float, str | None]:
     """(latency, problem or None) of one synchronous prompt."""
     began = time.perf_counter()
-    response = await client.post(f"/session/{session_id}/message", params={"directory": directory},
-                                 json={"parts": [{"type": "text", "text": PROMPT}],
-                                       "model": {"providerID": PROVIDER, "modelID": MODEL}})
+    try:
+        response = await client.post(f"/session/{session_id}/message", params={"directory": directory},
+                                     json={"parts": [{"type": "text", "text": PROMPT}],
+                                           "model": {"providerID": PROVIDER, "modelID": MODEL}})
+    except httpx.HTTPError as error:
+        return time.perf_counter() - began, f"{type(error).__name__}: {error}"
     elapsed = time.perf_counter() - began
     if response.status_code != 200:
         return elapsed, f"HTTP {response.status_code}: {response.text[:200]}"
@@ -216,12 +219,12 @@ async def batch(args, sessions: int, *, probes: bool) -> dict:
         settle_began = time.perf_counter()
         cpu = (await quiet_cpu_seconds(args.server_pid)) - cpu_start if cpu_start is not None else None
         settle = time.perf_counter() - settle_began
-        problems = [problem for _, problem in results if problem]
-        problems += [p for p in await asyncio.gather(*(tool_problem(client, i, args.directory) for i in ids)) if p]
-        problems += failures
+        tools = await asyncio.gather(*(tool_problem(client, i, args.directory) for i in ids))
+        per_session = [answer or tool for (_, answer), tool in zip(results, tools, strict=True)]
+        problems = [p for _, p in results if p] + [p for p in tools if p] + failures
         await asyncio.gather(*(client.delete(f"/session/{session_id}", params=params) for session_id in ids))
     latencies = [latency for latency, _ in results]
-    return {"sessions": sessions, "correct": sessions - len([p for _, p in results if p]),
+    return {"sessions": sessions, "correct": per_session.count(None),
             "problems": problems[:5], "problem_count": len(problems),
             "wall_s": wall, "prompt_p50_s": percentile(latencies, 50), "prompt_p99_s": percentile(latencies, 99),
             "cpu_ms_per_prompt": cpu * 1000 / sessions if cpu is not None else None, "settle_s": settle,
