@@ -32,6 +32,8 @@ def _dumps(value) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+# What authenticated a stream: an API token's pk, or a signed-in browser's "session:<key>".
+CredentialId = int | str
 
 
 @dataclass(slots=True, eq=False)
@@ -112,7 +114,7 @@ def event_session_id(type: str, properties) -> str | None:
 class Subscriber:
     """One open stream: what it wants, a bounded backlog, and why it must close (if it must)."""
 
-    def __init__(self, *, owner_id: int, token_id: int | None, shape: str, directory: str | None = None,
+    def __init__(self, *, owner_id: int, token_id: CredentialId | None, shape: str, directory: str | None = None,
                  workspace_id: str | None = None, maxsize: int | None = None, session_id: str | None = None):
         self.owner_id = owner_id
         self.session_id = session_id  # a stream of one session's events (v2 session.events)
@@ -215,10 +217,10 @@ class Bus:
             for subscriber in tuple(self.by_owner.get(event.owner_id, ())):
                 subscriber.offer(event)
 
-    def token_ids(self) -> set[int]:
+    def token_ids(self) -> set[CredentialId]:
         return {s.token_id for subs in self.by_owner.values() for s in subs if s.token_id is not None}
 
-    def revoke(self, token_id: int) -> None:
+    def revoke(self, token_id: CredentialId) -> None:
         for subs in list(self.by_owner.values()):
             for subscriber in tuple(subs):
                 if subscriber.token_id == token_id:

@@ -32,7 +32,7 @@ _token_watch: asyncio.Task | None = None
 # stream); raises an ApiError (Unauthorized, Forbidden, ...) to refuse. Runs in a thread.
 Authenticate = Callable[..., tuple[object, RuntimeContext | None]]
 # `live_tokens(token ids)` → those of them still valid (not revoked, user active).
-LiveTokens = Callable[[set[int]], set[int]]
+LiveTokens = Callable[[set[bus.CredentialId]], set[bus.CredentialId]]
 
 
 def _authenticated(authenticate: Authenticate, request, shape: str):
@@ -158,7 +158,7 @@ async def _frames(subscriber: Subscriber, head: bytes):
         BUS.remove(subscriber)
 
 
-def _still_live(live_tokens: LiveTokens, token_ids: set[int]) -> set[int]:
+def _still_live(live_tokens: LiveTokens, token_ids: set[bus.CredentialId]) -> set[bus.CredentialId]:
     try:
         return live_tokens(token_ids)
     finally:

@@ -10,8 +10,7 @@ from agentserver import sse
 from agentserver.api import id_param
 from agentserver.bus import GLOBAL, INSTANCE, V2
 from agentserver.errors import ApiError, BadRequest, Unauthorized, error_response
-from auth_app.authentication import browser_session, challenge, credentials_to_token
-from auth_app.tokens import live_token_ids
+from auth_app.authentication import browser_session, challenge, credentials_to_token, live_stream_ids
 from projects_app.contexts import resolve
 from sessions_app.selectors import session_get, session_replay_after
 
@@ -37,7 +36,7 @@ def _authenticate(request, shape: str):
 
 
 async def _stream(request, shape: str):
-    return await sse.open_stream(request, shape, authenticate=_authenticate, live_tokens=live_token_ids)
+    return await sse.open_stream(request, shape, authenticate=_authenticate, live_tokens=live_stream_ids)
 
 
 @csrf_exempt  # GET only; a session cookie is accepted from this server's own pages only
@@ -86,4 +85,4 @@ async def session_event_stream(request, sessionID: str):
     except ApiError as error:
         return error_response(error)
     return await sse.open_stream(request, V2, authenticate=lambda request, shape: (token, context),
-                                 live_tokens=live_token_ids, session_id=sessionID, after=after)
+                                 live_tokens=live_stream_ids, session_id=sessionID, after=after)
