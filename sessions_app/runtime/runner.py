@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable
-
 from asgiref.sync import ThreadSensitiveContext
 
 from agentserver.loop import db, free_db
 from sessions_app.models import Session
-from sessions_app.runtime import leases, resume, turn
+from sessions_app.runtime import leases, resume, turn, wakeups
 from sessions_app.runtime.compaction import prune_quietly
 from sessions_app.runtime.message_queue import next_pending
 from sessions_app.runtime.scope import RunScope
@@ -31,11 +29,10 @@ def group_name(session_id: str) -> str:
 
 
 class Runner:
-    def __init__(self, session_id: str, *, worker_id: str, registry: dict, notify: Callable[[], None]):
+    def __init__(self, session_id: str, *, worker_id: str, registry: dict):
         self.session_id = session_id
         self.worker_id = worker_id
         self.registry = registry
-        self.notify = notify
         self.abort_event = asyncio.Event()
         self.wake = False
         self.finished = False
@@ -50,7 +47,7 @@ class Runner:
         self.finished = True
         if self.registry.get(self.session_id) is self:
             del self.registry[self.session_id]
-        self.notify()
+        wakeups.wake(self.session_id)  # a runner that failed says nothing on the bus
 
     async def main(self) -> None:
         try:
@@ -74,8 +71,8 @@ class Runner:
             session = await db(Session.objects.filter(id=sid).first)()
             if session is None:
                 return
-            self.scope = RunScope(session=session, worker_id=self.worker_id, notify=self.notify,
-                                  registry=self.registry, abort_event=self.abort_event)
+            self.scope = RunScope(session=session, worker_id=self.worker_id, registry=self.registry,
+                                  abort_event=self.abort_event)
             await db(resume.recover)(sid)
             await self._drain()
         finally:

@@ -27,7 +27,6 @@ log = logging.getLogger(__name__)
 class RunScope:
     session: Session
     worker_id: str
-    notify: Callable[[], None]             # wakes every thread waiting for an answer or for idle
     registry: dict                         # the supervisor's session id → runner or scope
     abort_event: asyncio.Event = field(default_factory=asyncio.Event)
     children: set[str] = field(default_factory=set)
@@ -43,7 +42,7 @@ class RunScope:
         self.abort_event.set()
 
     def child(self, session: Session) -> "RunScope":
-        return RunScope(session=session, worker_id=self.worker_id, notify=self.notify, registry=self.registry,
+        return RunScope(session=session, worker_id=self.worker_id, registry=self.registry,
                         abort_event=self.abort_event, context=self.context)
 
     # ---- status -----------------------------------------------------------------------------------
@@ -57,7 +56,6 @@ class RunScope:
         message_service.publish_for(self.session, "session.status", {"sessionID": sid, "status": IDLE})
         message_service.publish_for(self.session, "session.idle", {"sessionID": sid})
         await db(_publish_session_updated)(sid)
-        self.notify()
 
     # ---- assistant messages -----------------------------------------------------------------------
     def assistant_info(self, user: Message, agent_name: str, model: dict) -> dict:
@@ -73,9 +71,8 @@ class RunScope:
         return info
 
     async def close_assistant(self, info: dict, *, error: dict | None = None) -> None:
-        """Complete the message (time.completed), store it and wake the waiters."""
+        """Complete the message (time.completed) and store it (its message.updated wakes the waiters)."""
         await db(message_service.message_save)(session=self.session, info=dict(parts.completed(info, error=error)))
-        self.notify()
 
     async def abort_queue(self) -> None:
         """An abort also answers the prompts queued behind the aborted one, with an aborted message each."""
@@ -85,7 +82,6 @@ class RunScope:
             info = parts.completed(self.assistant_info(user, user.info.get("agent") or "build",
                                                        user.info.get("model") or {}), error=parts.ABORTED)
             await db(message_service.message_save)(session=self.session, info=info)
-        self.notify()
 
     # ---- steps ------------------------------------------------------------------------------------
     def new_step(self, turn, info: dict, *, messages: list[dict], tools: dict, agent: dict | None = None,

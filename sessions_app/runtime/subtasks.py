@@ -73,7 +73,6 @@ def child_runner(scope: RunScope, turn, answer: Answer) -> Callable:
             sub.finished = True
             if scope.registry.get(child.id) is sub:
                 del scope.registry[child.id]
-            scope.notify()
         return child.id, await db(last_text)(child.id)
 
     return run_child

@@ -1,6 +1,6 @@
 """The runners of this worker: which session each one answers, the worker's lease-holder name, the janitor
 that adopts sessions whose runner died anywhere, and the public entry points services call from their
-threads: `kick` (make sure a session's queue gets answered), `abort`, `notify` / `wait_for_change`.
+threads: `kick` (make sure a session's queue gets answered), `abort`.
 
 Entry points: the first request captures the server loop and starts the janitor (an async
 `request_started` receiver connected in SessionsAppConfig.ready)."""
@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-import threading
 import time
 import uuid
 
@@ -26,18 +25,6 @@ JANITOR_SECONDS = max(leases.LEASE_MS / 2000, 1.0)
 _janitor: asyncio.Task | None = None
 # session id → Runner (or a child session's RunScope while a task call answers it)
 _runners: dict = {}
-_changed = threading.Condition()
-
-
-def notify() -> None:
-    """Something a waiting thread may care about happened (an answer, a runner that went idle)."""
-    with _changed:
-        _changed.notify_all()
-
-
-def wait_for_change(timeout: float) -> None:
-    with _changed:
-        _changed.wait(timeout)
 
 
 def is_running_here(session_id: str) -> bool:
@@ -68,7 +55,7 @@ async def ensure_runner(session_id: str) -> None:
     if runner is not None and not runner.finished:
         runner.wake = True
         return
-    runner = Runner(session_id, worker_id=WORKER_ID, registry=_runners, notify=notify)
+    runner = Runner(session_id, worker_id=WORKER_ID, registry=_runners)
     _runners[session_id] = runner
     # A clean context: the caller's would carry asgiref's executor of a view thread (see agentserver.loop).
     runner.task = asyncio.get_running_loop().create_task(runner.main(), context=contextvars.Context())
