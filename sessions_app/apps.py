@@ -12,7 +12,7 @@ class SessionsAppConfig(AppConfig):
         from projects_app import workspaces
         from sessions_app.mcp_tools import tools_for
         from sessions_app.runtime import supervisor, wakeups
-        from sessions_app.runtime.tools import register_dynamic
+        from sessions_app.runtime.tool_registry import register_dynamic
         from sessions_app.services.workspaces import sessions_detach
 
         # The first request starts the runner machinery (loop capture, lease janitor), under any ASGI server.

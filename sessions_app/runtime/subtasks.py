@@ -12,7 +12,8 @@ from sessions_app.runtime import leases
 from sessions_app.runtime.compaction import user_message
 from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.scope import RunScope
-from sessions_app.runtime.tools import ToolError, get_tool
+from sessions_app.runtime.tool_registry import get_tool
+from sessions_app.runtime.tools.base import ToolError
 
 SUBTASK_CONTINUE_TEXT = "Summarize the task tool output above and continue with your task."
 # The turn's answer loop (runtime/turn.py answer), handed in so a child session is answered the same way.

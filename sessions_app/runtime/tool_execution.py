@@ -9,7 +9,8 @@ import time
 from typing import Awaitable, Callable
 
 from sessions_app.runtime import parts
-from sessions_app.runtime.tools import PermissionRejected, ToolContext, ToolError, get_tool, legacy_tool
+from sessions_app.runtime.tool_registry import get_tool, legacy_tool
+from sessions_app.runtime.tools.base import PermissionRejected, ToolContext, ToolError
 
 log = logging.getLogger(__name__)
 TOOL_UPDATE_SECONDS = 0.1
