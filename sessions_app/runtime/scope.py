@@ -3,8 +3,7 @@ its abort signal, the lease holder name, and the few things they all do with the
 and close assistant messages, make and run a step). Child sessions of task calls get a scope of their own
 that shares the parent's abort signal.
 
-A scope also stands in the supervisor's registry (session id → runner or child scope): `finished`, `wake`
-and `abort()` are what the supervisor reads and calls."""
+A child scope runs under the supervisor's `running_child` while its parent's task call answers it."""
 from __future__ import annotations
 
 import asyncio
@@ -27,12 +26,10 @@ log = logging.getLogger(__name__)
 class RunScope:
     session: Session
     worker_id: str
-    registry: dict                         # the supervisor's session id → runner or scope
+    supervisor: object                     # runtime/supervisor.py Supervisor: which sessions run here
     abort_event: asyncio.Event = field(default_factory=asyncio.Event)
     children: set[str] = field(default_factory=set)
     context: object | None = None          # the RuntimeContext of the turn in progress
-    finished: bool = False
-    wake: bool = False
 
     @property
     def session_id(self) -> str:
@@ -42,7 +39,7 @@ class RunScope:
         self.abort_event.set()
 
     def child(self, session: Session) -> "RunScope":
-        return RunScope(session=session, worker_id=self.worker_id, registry=self.registry,
+        return RunScope(session=session, worker_id=self.worker_id, supervisor=self.supervisor,
                         abort_event=self.abort_event, context=self.context)
 
     # ---- status -----------------------------------------------------------------------------------
@@ -116,7 +113,6 @@ class RunScope:
         except Exception:
             log.exception("step failed while aborting")
         await processor.finalize_aborted()
-        processor.info["error"] = parts.ABORTED
         message_service.publish_for(self.session, "session.error", {"sessionID": self.session_id,
                                                                     "error": parts.ABORTED})
         return "aborted"
@@ -131,7 +127,7 @@ class RunScope:
 
         outcome = await self.run_step(processor, work())
         if outcome != "aborted":
-            processor.info["finish"] = "tool-calls"
+            processor.calls_done()
         await self.close_assistant(processor.info)
         return outcome
 

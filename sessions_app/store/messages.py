@@ -82,6 +82,11 @@ def part_save(*, session: Session, part: dict) -> Part:
     return row
 
 
+def part_checkpoint(*, session: Session, part: dict) -> None:
+    """A streaming part's data so far, without an event: clients got its deltas; this is for a crash."""
+    Part.objects.filter(id=part["id"], session=session).update(data={**part, "sessionID": session.id})
+
+
 def message_remove(*, session: Session, message_id: str) -> bool:
     with transaction.atomic():
         deleted, _ = Message.objects.filter(session=session, id=message_id).delete()
