@@ -106,16 +106,13 @@ def recover(session_id: str) -> None:
 async def resume_interrupted(scope: RunScope, turns: Turns) -> bool:
     """Re-run one interrupted call whose request was answered, then carry on the turn. True when it did
     something (the caller looks again); the outcome's abort clean-up is the caller's."""
-    from sessions_app.runtime.turn_setup import prepare_turn
-
     found = await db(resumable)(scope.session_id)
     if found is None:
         return False
     user, interrupted, part = found
     session = scope.session
     await db(_forget_call)(session, interrupted, part)
-    turn = await db(prepare_turn)(session, user)
-    scope.context = turn.context
+    turn = await scope.begin_turn(user)
     await scope.set_status(BUSY)
     info = await scope.open_assistant(user, turn.agent["name"], user.info.get("model") or {})
     processor = scope.new_step(turn, info, messages=[], tools=turn.tools,

@@ -17,6 +17,7 @@ from sessions_app.runtime import leases, parts
 from sessions_app.runtime.history import system_prompt
 from sessions_app.runtime.message_queue import IDLE
 from sessions_app.runtime.step import Step, StepProcessor
+from sessions_app.runtime.step_snapshots import StepSnapshots
 from sessions_app.store import messages as message_service
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,15 @@ class RunScope:
     def child(self, session: Session) -> "RunScope":
         return RunScope(session=session, worker_id=self.worker_id, supervisor=self.supervisor,
                         abort_event=self.abort_event, context=self.context)
+
+    async def begin_turn(self, user: Message):
+        """The turn answering `user` (runtime/turn_setup.py), with the snapshots its steps share."""
+        from sessions_app.runtime.turn_setup import prepare_turn
+
+        turn = await db(prepare_turn)(self.session, user)
+        turn.snapshots = StepSnapshots(session=self.session, context=turn.context, config=turn.config)
+        self.context = turn.context
+        return turn
 
     # ---- status -----------------------------------------------------------------------------------
     async def set_status(self, status: dict) -> None:
@@ -92,7 +102,7 @@ class RunScope:
         return StepProcessor(Step(
             session=self.session, context=turn.context, config=turn.config, agent=agent, info=info, system=system,
             messages=messages, tools=tools, rules=turn.rules, abort=self.abort_event, run_child=run_child,
-            set_status=self.set_status, temperature=temperature))
+            set_status=self.set_status, temperature=temperature, snapshots=turn.snapshots))
 
     async def run_step(self, processor: StepProcessor, work=None) -> str:
         """Run the step's model call (or `work`, a coroutine doing the step's calls without one) until it

@@ -44,6 +44,7 @@ class Step:
     run_child: Callable | None
     set_status: Callable             # async (status dict) → None
     temperature: float | None = None
+    snapshots: StepSnapshots | None = None  # the turn's (runtime/turn_setup.py Turn.snapshots)
 
 
 class StepProcessor:
@@ -55,7 +56,8 @@ class StepProcessor:
         self.text_part: dict | None = None
         self.reasoning_part: dict | None = None
         self.tools = ToolCalls(step=step, message=self.message, save=self.save)
-        self.snapshots = StepSnapshots(session=step.session, context=step.context, config=step.config)
+        self.snapshots = step.snapshots or StepSnapshots(session=step.session, context=step.context,
+                                                         config=step.config)
         self.finish: Finish | None = None
         self.started = False
         self._last_checkpoint = 0.0
@@ -112,7 +114,7 @@ class StepProcessor:
             system=step.system, messages=step.messages,
             tools=[{"name": t.id, "description": t.description, "parameters": t.parameters}
                    for t in step.tools.values()],
-            temperature=step.temperature, headers={"x-session-id": self.session.id})
+            temperature=step.temperature, headers={"x-session-id": self.session.id}, config=step.config)
         async for event in stream:
             await self._on_event(event)
         if self.finish is None:

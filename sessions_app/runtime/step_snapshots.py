@@ -1,8 +1,10 @@
 """The snapshots of one step (reference §5.2 step 10): the tree before and after it on its step-start and
 step-finish parts, then a `patch` part and the session's diff summary when it changed files.
 
-A StepSnapshots belongs to one step and keeps its own state (the repository, the two trees). Each call
-returns quickly when snapshots are off; git runs in a worker thread (runtime/snapshots.py `run`), the ORM in
+A StepSnapshots belongs to one turn and keeps its own state (the repository, the trees of the step in
+progress). A step starts from the tree the previous step of the turn ended with, taken a moment before:
+tracking the tree again in between cost a third of a tool-calling prompt's git runs. Each call returns
+quickly when snapshots are off; git runs in a worker thread (runtime/snapshots.py `run`), the ORM in
 the runner's thread. A snapshot failure never fails the turn."""
 from __future__ import annotations
 
@@ -24,6 +26,9 @@ class StepSnapshots:
 
     async def start(self) -> dict:
         """Fields of the step-start part: the snapshot before the step (`{}` when snapshots are off)."""
+        if self._repo is not None and self._end:
+            self._start, self._end = self._end, None
+            return {"snapshot": self._start}
         self._repo = self._start = self._end = None
         try:
             self._repo = await db(for_context)(self.context, self.config)

@@ -13,7 +13,7 @@ from sessions_app.runtime import compaction, parts, subtasks
 from sessions_app.runtime.history import MAX_STEPS_TEXT, provider_messages
 from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.scope import RunScope
-from sessions_app.runtime.turn_setup import Turn, prepare_turn
+from sessions_app.runtime.turn_setup import Turn
 from sessions_app.store import messages as message_service
 
 log = logging.getLogger(__name__)
@@ -33,13 +33,11 @@ TURNS = Turns()
 
 
 async def _answer(turns: Turns, scope: RunScope, user: Message, *, resumed: bool) -> bool:
-    session = scope.session
     try:
-        turn = await db(prepare_turn)(session, user)
+        turn = await scope.begin_turn(user)
     except Exception as error:
         await _failed_to_prepare(scope, user, error)
         return False
-    scope.context = turn.context
     if not resumed:
         request = await db(compaction.compaction_part)(user.id)
         if request is not None:

@@ -22,6 +22,7 @@ class Turn:
     tools: dict
     rules: list[dict]
     max_steps: float
+    snapshots: object | None = None    # the turn's runtime/step_snapshots.py StepSnapshots (RunScope.begin_turn)
 
 
 def session_context(session: Session) -> RuntimeContext:

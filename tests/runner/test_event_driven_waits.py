@@ -103,3 +103,29 @@ def test_a_sync_prompt_is_answered_when_the_worker_running_its_session_dies(alic
     assert body["info"]["parentID"] == users[1]
     wait_until(lambda: sid not in b.get("/session/status").json())
 
+
+
+def test_thirty_two_concurrent_sync_prompts_each_get_their_own_answer(alice, llm, session_of):
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    sessions = [session_of()["id"] for _ in range(32)]
+    llm.script(*[Reply(text="the same answer") for _ in sessions])
+
+    def prompt(sid):
+        with httpx.Client(base_url=alice.base_url, headers=alice.client.headers, timeout=120) as client:
+            return sid, client.post(f"/session/{sid}/message", json=text_prompt(f"question of {sid}"))
+
+    with ThreadPoolExecutor(len(sessions)) as pool:
+        answers = list(pool.map(prompt, sessions))
+
+    for sid, answer in answers:
+        assert answer.status_code == 200, answer.text
+        body = answer.json()
+        assert body["info"]["sessionID"] == sid and body["info"]["time"]["completed"]
+        assert text_of(body) == "the same answer"
+        [user] = [m for m in alice.get(f"/session/{sid}/message").json() if m["info"]["role"] == "user"]
+        assert body["info"]["parentID"] == user["info"]["id"]
+    assert llm.pending == 0
+    wait_until(lambda: not alice.get("/session/status").json(), timeout=30)
