@@ -157,8 +157,10 @@ def stop_runners(session_ids: list[str], *, limit: float = 5.0) -> None:
         log.warning("could not abort runners of %s before delete", running, exc_info=True)
         return
     deadline = time.monotonic() + limit
-    while time.monotonic() < deadline and live():
-        time.sleep(0.05)
+    for session_id in running:  # each goes idle with an event (runtime/wakeups.py)
+        with wakeups.watching(session_id) as watch:
+            while leases.is_live(session_id) and time.monotonic() < deadline:
+                watch.wait(deadline - time.monotonic())
 
 
 def wake_if_orphaned(session_id: str) -> None:
