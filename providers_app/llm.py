@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from asgiref.sync import sync_to_async
-
+from agentserver.loop import db
 from providers_app import credentials, models_catalog
 from providers_app.errors import ProviderAuthError, ProviderCallError
 from providers_app.stream import StreamEvent
@@ -47,8 +46,9 @@ def prepare_call(*, context, provider_id: str, model_id: str, config: dict | Non
 async def stream_chat(*, context, provider_id: str, model_id: str, system: list[str], messages: list[dict],
                       tools: list[dict], temperature: float | None = None, max_output: int | None = None,
                       headers: dict | None = None, config: dict | None = None) -> AsyncIterator[StreamEvent]:
-    call = await sync_to_async(prepare_call)(context=context, provider_id=provider_id, model_id=model_id,
-                                             config=config)
+    # db(): the connection goes back to the pool before the stream, which may take minutes (a runner held
+    # one through every model call, and 32 streaming sessions starved a pool of 16).
+    call = await db(prepare_call)(context=context, provider_id=provider_id, model_id=model_id, config=config)
     if call.model.protocol == "anthropic":
         from providers_app.wire_anthropic import stream as protocol_stream
     else:

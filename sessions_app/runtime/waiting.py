@@ -88,7 +88,7 @@ def wait_for_answer(session_id: str, user_message_id: str, *, limit: float | Non
                 idle_since, kicked, timeout = now, True, IDLE_GRACE_SECONDS
             else:
                 timeout = idle_since + IDLE_GRACE_SECONDS - now
-            watch.wait(min(timeout, deadline - now))
+            _sleep(watch, min(timeout, deadline - now))
 
 
 def _settle(watch: wakeups.Watch, limit: float) -> None:
@@ -102,7 +102,7 @@ def _settle(watch: wakeups.Watch, limit: float) -> None:
     deadline = time.monotonic() + limit
     while (leases.is_live(session_id) and time.monotonic() < deadline
            and next_pending(session_id) is None):
-        watch.wait(deadline - time.monotonic())
+        _sleep(watch, deadline - time.monotonic())
 
 
 def wait_idle(session_id: str, *, limit: float | None = None) -> None:
@@ -110,7 +110,15 @@ def wait_idle(session_id: str, *, limit: float | None = None) -> None:
     deadline = time.monotonic() + (WAIT_SECONDS if limit is None else limit)
     with _watching(session_id) as watch:
         while not _idle(session_id) and time.monotonic() < deadline:
-            watch.wait(min(FALLBACK_SECONDS, deadline - time.monotonic()))
+            _sleep(watch, min(FALLBACK_SECONDS, deadline - time.monotonic()))
+
+
+def _sleep(watch: wakeups.Watch, timeout: float) -> None:
+    """Until the session's next event (or the timeout), without holding a database connection: on
+    PostgreSQL a pool of a few connections would otherwise be held by waiting requests, and the runners
+    they wait for could not get one."""
+    server_loop.give_back_connections()
+    watch.wait(timeout)
 
 
 @contextlib.contextmanager
