@@ -97,7 +97,7 @@ def test_a_sync_prompt_is_answered_when_the_worker_running_its_session_dies(alic
     assert body["info"]["role"] == "assistant" and body["info"]["time"]["completed"]
     assert text_of(body) == "answered after the crash"
     messages = b.get(f"/session/{sid}/message").json()
-    interrupted = [m for m in messages if m["info"]["role"] == "assistant"][0]
+    interrupted = next(m for m in messages if m["info"]["role"] == "assistant")
     assert interrupted["info"]["error"] == {"name": "MessageAbortedError", "data": {"message": "Aborted"}}
     users = [m["info"]["id"] for m in messages if m["info"]["role"] == "user"]
     assert body["info"]["parentID"] == users[1]
