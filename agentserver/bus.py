@@ -14,6 +14,7 @@ import secrets
 import socket
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Callable
 
 from django.conf import settings
 
@@ -192,10 +193,19 @@ class Subscriber:
 
 
 class Bus:
-    """Subscribers by owner. Loop thread only."""
+    """Subscribers by owner, and in-process listeners by event type. Loop thread only (`listen` at start-up)."""
 
     def __init__(self):
         self.by_owner: dict[int, set[Subscriber]] = {}
+        self.listeners: dict[str, tuple[Callable[[Event], None], ...]] = {}
+
+    def listen(self, types: tuple[str, ...], callback: Callable[[Event], None]) -> None:
+        """Call `callback(event)` on the loop for every event of these types this worker sees: its own and,
+        through the Redis bridge, every other worker's. It must be quick and must not block (it runs inside
+        the fan-out); an app registers it once, in its `AppConfig.ready()`."""
+        for type in types:
+            if callback not in self.listeners.get(type, ()):
+                self.listeners[type] = (*self.listeners.get(type, ()), callback)
 
     def add(self, subscriber: Subscriber) -> None:
         self.by_owner.setdefault(subscriber.owner_id, set()).add(subscriber)
@@ -216,6 +226,11 @@ class Bus:
         for event in events:
             for subscriber in tuple(self.by_owner.get(event.owner_id, ())):
                 subscriber.offer(event)
+            for callback in self.listeners.get(event.type, ()):
+                try:
+                    callback(event)
+                except Exception:
+                    log.exception("event listener failed on %s", event.type)
 
     def token_ids(self) -> set[CredentialId]:
         return {s.token_id for subs in self.by_owner.values() for s in subs if s.token_id is not None}
@@ -283,6 +298,10 @@ class RedisBridge:
         if self._sync_client is None:
             self._sync_client = redis.Redis.from_url(self.url, socket_timeout=5)
         self._sync_client.ping()
+
+    @property
+    def listening(self) -> bool:
+        return self._listener is not None and not self._listener.done() and self._ready.is_set()
 
     async def ensure_listening(self, timeout: float = 5.0) -> None:
         """Start the listener if needed and wait until Redis confirmed the subscription, so a stream that

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from asgiref.sync import sync_to_async
-
+from agentserver.loop import db
 from providers_app import credentials, models_catalog
 from providers_app.errors import ProviderAuthError, ProviderCallError
 from providers_app.stream import StreamEvent
@@ -25,12 +24,12 @@ class PreparedCall:
     credential: dict
 
 
-def prepare_call(*, context, provider_id: str, model_id: str) -> PreparedCall:
-    """Resolve the model and its credential (database access: call from a thread in async code)."""
-    entries = models_catalog.provider_entries(context)
+def prepare_call(*, context, provider_id: str, model_id: str, config: dict | None = None) -> PreparedCall:
+    """Resolve the model and its credential (database access: call from a thread in async code). `config`:
+    the context's effective config when the caller has it already."""
+    entry = models_catalog.provider_entry(context, provider_id, config=config)
     info = models_catalog.resolve_model(context=context, provider_id=provider_id, model_id=model_id,
-                                        entries=entries)
-    entry = entries[provider_id]
+                                        entries={provider_id: entry} if entry is not None else {})
     credential = credentials.credential_for(context.user, entry.record, entry.options)
     if credential is None:
         if not (entry.custom and entry.options.get("baseURL")):
@@ -46,8 +45,10 @@ def prepare_call(*, context, provider_id: str, model_id: str) -> PreparedCall:
 
 async def stream_chat(*, context, provider_id: str, model_id: str, system: list[str], messages: list[dict],
                       tools: list[dict], temperature: float | None = None, max_output: int | None = None,
-                      headers: dict | None = None) -> AsyncIterator[StreamEvent]:
-    call = await sync_to_async(prepare_call)(context=context, provider_id=provider_id, model_id=model_id)
+                      headers: dict | None = None, config: dict | None = None) -> AsyncIterator[StreamEvent]:
+    # db(): the connection goes back to the pool before the stream, which may take minutes (a runner held
+    # one through every model call, and 32 streaming sessions starved a pool of 16).
+    call = await db(prepare_call)(context=context, provider_id=provider_id, model_id=model_id, config=config)
     if call.model.protocol == "anthropic":
         from providers_app.wire_anthropic import stream as protocol_stream
     else:

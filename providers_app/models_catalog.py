@@ -117,35 +117,54 @@ def _overlay(provider_id: str, base: dict | None, cfg: dict) -> dict:
 def provider_entries(context, *, config: dict | None = None) -> dict[str, ProviderEntry]:
     """All providers this context may use, keyed by id (catalog order, then config-only ones)."""
     config = effective_config(context) if config is None else config
-    provider_cfg = config.get("provider") if isinstance(config.get("provider"), dict) else {}
+    provider_cfg = _provider_config(config)
     base = catalog.catalog()
     accounts = active_account_services(context.user)
-    entries: dict[str, ProviderEntry] = {}
-    for provider_id in [*base, *(p for p in provider_cfg if p not in base)]:
-        cfg = provider_cfg.get(provider_id)
-        cfg = cfg if isinstance(cfg, dict) else None
-        record = base.get(provider_id) if cfg is None else _overlay(provider_id, base.get(provider_id), cfg)
-        options = cfg.get("options") if cfg and isinstance(cfg.get("options"), dict) else {}
-        custom = provider_id not in base
-        has_account = provider_id in accounts
-        has_env = credentials.env_credential(record.get("env") or []) is not None
-        has_key = credentials.config_credential(options) is not None
-        # A config-only endpoint with a baseURL (Ollama, vLLM, LM Studio…) needs no key to be usable.
-        keyless = custom and bool(options.get("baseURL"))
-        source = "api" if has_account else "env" if has_env else "config" if cfg is not None else "custom"
-        entries[provider_id] = ProviderEntry(
-            record=record, options=options, source=source, custom=custom,
-            connected=has_account or has_env or has_key or keyless, account=has_account,
-            api_ids={k: v["id"] for k, v in ((cfg or {}).get("models") or {}).items()
-                     if isinstance(v, dict) and isinstance(v.get("id"), str) and v["id"]},
-        )
+    entries = {provider_id: _entry(provider_id, base, provider_cfg, has_account=provider_id in accounts)
+               for provider_id in [*base, *(p for p in provider_cfg if p not in base)]}
+    return {k: v for k, v in entries.items() if _allowed(config, k)}
+
+
+def provider_entry(context, provider_id: str, *, config: dict | None = None) -> ProviderEntry | None:
+    """One provider of `provider_entries`, built alone: a model call needs only its own, and building every
+    provider of the catalog was a tenth of a prompt's CPU."""
+    config = effective_config(context) if config is None else config
+    provider_cfg = _provider_config(config)
+    base = catalog.catalog()
+    if provider_id not in base and provider_id not in provider_cfg or not _allowed(config, provider_id):
+        return None
+    has_account = AuthAccount.objects.filter(owner=context.user, active=True, service_id=provider_id).exists()
+    return _entry(provider_id, base, provider_cfg, has_account=has_account)
+
+
+def _provider_config(config: dict) -> dict:
+    return config.get("provider") if isinstance(config.get("provider"), dict) else {}
+
+
+def _allowed(config: dict, provider_id: str) -> bool:
     enabled = config.get("enabled_providers")
     disabled = config.get("disabled_providers")
-    if isinstance(enabled, list):
-        entries = {k: v for k, v in entries.items() if k in enabled}
-    if isinstance(disabled, list):
-        entries = {k: v for k, v in entries.items() if k not in disabled}
-    return entries
+    return ((not isinstance(enabled, list) or provider_id in enabled)
+            and (not isinstance(disabled, list) or provider_id not in disabled))
+
+
+def _entry(provider_id: str, base: dict, provider_cfg: dict, *, has_account: bool) -> ProviderEntry:
+    cfg = provider_cfg.get(provider_id)
+    cfg = cfg if isinstance(cfg, dict) else None
+    record = base.get(provider_id) if cfg is None else _overlay(provider_id, base.get(provider_id), cfg)
+    options = cfg.get("options") if cfg and isinstance(cfg.get("options"), dict) else {}
+    custom = provider_id not in base
+    has_env = credentials.env_credential(record.get("env") or []) is not None
+    has_key = credentials.config_credential(options) is not None
+    # A config-only endpoint with a baseURL (Ollama, vLLM, LM Studio…) needs no key to be usable.
+    keyless = custom and bool(options.get("baseURL"))
+    source = "api" if has_account else "env" if has_env else "config" if cfg is not None else "custom"
+    return ProviderEntry(
+        record=record, options=options, source=source, custom=custom,
+        connected=has_account or has_env or has_key or keyless, account=has_account,
+        api_ids={k: v["id"] for k, v in ((cfg or {}).get("models") or {}).items()
+                 if isinstance(v, dict) and isinstance(v.get("id"), str) and v["id"]},
+    )
 
 
 def _rank(model_id: str, priority: tuple[str, ...]) -> int:
@@ -221,8 +240,7 @@ def _api_id(entry: ProviderEntry, model_id: str) -> str:
 def resolve_model(*, context, provider_id: str, model_id: str, config: dict | None = None,
                   entries: dict[str, ProviderEntry] | None = None) -> ModelInfo:
     """The model a call will use; BadRequest for a pair this context does not know."""
-    entries = provider_entries(context, config=config) if entries is None else entries
-    entry = entries.get(provider_id)
+    entry = provider_entry(context, provider_id, config=config) if entries is None else entries.get(provider_id)
     if entry is None or model_id not in entry.record.get("models", {}):
         raise BadRequest(f"Model not found: {provider_id}/{model_id}", kind="Body",
                          providerID=provider_id, modelID=model_id)

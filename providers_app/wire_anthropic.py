@@ -172,8 +172,7 @@ async def stream(call, *, system, messages, tools, temperature, max_output, head
         if error is None:
             raise
         raise error from exc
-    finally:
-        await client.close()
+    # The client is not closed: its HTTP client is the loop's shared one (providers_app/tls.py).
     if not finished and stop_reason is None:
         raise ProviderCallError("The provider closed the stream before it finished", is_retryable=True)
     yield Finish(STOP_REASONS.get(stop_reason or "", "other"), usage, cost_of(usage, call.model.cost))

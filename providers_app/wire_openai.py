@@ -171,8 +171,7 @@ async def stream(call, *, system, messages, tools, temperature, max_output, head
         if error is None:
             raise
         raise error from exc
-    finally:
-        await client.close()
+    # The client is not closed: its HTTP client is the loop's shared one (providers_app/tls.py).
     if finish_reason is None and not calls and usage is None:
         raise ProviderCallError("The provider closed the stream before it finished", is_retryable=True)
     for state in calls.values():

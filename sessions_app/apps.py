@@ -8,15 +8,18 @@ class SessionsAppConfig(AppConfig):
     def ready(self) -> None:
         from django.core.signals import request_started
 
+        from agentserver.bus import BUS
         from projects_app import workspaces
         from sessions_app.mcp_tools import tools_for
-        from sessions_app.runtime import supervisor
-        from sessions_app.runtime.tools import register_dynamic
+        from sessions_app.runtime import supervisor, wakeups
+        from sessions_app.runtime.tool_registry import register_dynamic
         from sessions_app.services.workspaces import sessions_detach
 
         # The first request starts the runner machinery (loop capture, lease janitor), under any ASGI server.
         request_started.connect(supervisor.on_request_started, dispatch_uid="sessions_app.runner.start")
         # The tools of the user's connected MCP servers join the agent's tools.
         register_dynamic(tools_for)
+        # Waits on a session (sync prompts, session.wait) wake on its events, from any worker.
+        BUS.listen(wakeups.WAKING_TYPES, wakeups.on_event)
         # A workspace that goes away (workspace.delete, workspace.sync) detaches the sessions pinned to it.
         workspaces.on_removal(sessions_detach)

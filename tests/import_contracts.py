@@ -1,6 +1,8 @@
 """Import-linter contracts the built-in ones cannot express, registered in .importlinter:
 - no import cycle anywhere in the project, between any modules of any apps (`acyclic_siblings` looks only
-  among the children of one package, so agentserver.context ↔ pty_app.services would pass it);
+  among the children of one package, so agentserver.context ↔ pty_app.services would pass it). Importing
+  `a.b.c` runs `a/__init__.py` and `a/b/__init__.py` first, so it counts as importing those packages too: a
+  package whose `__init__` imports modules that import from the package is a cycle;
 - every app's routes sit on top of it: only its URL conf, its other route modules and the project package
   import a module of its `api` package (no service imports a view, no app another app's views)."""
 from __future__ import annotations
@@ -10,6 +12,18 @@ from importlinter.application import contract_utils, output
 from importlinter.application.contract_utils import AlertLevel
 from importlinter.domain import fields
 from importlinter.domain.contract import Contract, ContractCheck
+
+
+def packages_above(graph: grimp.ImportGraph, module: str) -> list[str]:
+    """The packages whose `__init__` Python runs before `module`'s (those in the graph)."""
+    parts = module.split(".")
+    return [p for p in (".".join(parts[:n]) for n in range(1, len(parts))) if p in graph.modules]
+
+
+def imported_by(graph: grimp.ImportGraph, module: str) -> set[str]:
+    """What `module` imports, with the packages each import runs on the way (not `module` itself)."""
+    direct = graph.find_modules_directly_imported_by(module)
+    return (direct | {p for imported in direct for p in packages_above(graph, imported)}) - {module}
 
 
 def import_cycles(graph: grimp.ImportGraph) -> list[list[str]]:
@@ -24,7 +38,7 @@ def import_cycles(graph: grimp.ImportGraph) -> list[list[str]]:
         if root in index:
             continue
         # Tarjan's algorithm without recursion: the graph is deep enough to exhaust Python's stack.
-        work = [(root, iter(sorted(graph.find_modules_directly_imported_by(root))))]
+        work = [(root, iter(sorted(imported_by(graph, root))))]
         index[root] = low[root] = len(index)
         stack.append(root)
         on_stack.add(root)
@@ -36,7 +50,7 @@ def import_cycles(graph: grimp.ImportGraph) -> list[list[str]]:
                     index[child] = low[child] = len(index)
                     stack.append(child)
                     on_stack.add(child)
-                    work.append((child, iter(sorted(graph.find_modules_directly_imported_by(child)))))
+                    work.append((child, iter(sorted(imported_by(graph, child)))))
                 elif child in on_stack:
                     low[module] = min(low[module], index[child])
                 continue
@@ -57,6 +71,17 @@ def import_cycles(graph: grimp.ImportGraph) -> list[list[str]]:
     return sorted(components, key=lambda c: (-len(c), c))
 
 
+def import_lines(graph: grimp.ImportGraph, importer: str, imported: str) -> list[str]:
+    """Where `importer` imports `imported`: its own lines, or those importing a module inside the package."""
+    lines = [str(d["line_number"]) for d in graph.get_import_details(importer=importer, imported=imported)]
+    if not lines:
+        lines = [f"{d['line_number']} ({d['imported']})"
+                 for inner in sorted(graph.find_modules_directly_imported_by(importer))
+                 if inner.startswith(imported + ".")
+                 for d in graph.get_import_details(importer=importer, imported=inner)]
+    return sorted(lines)
+
+
 class AcyclicModulesContract(Contract):
     """No module reaches itself through imports (those inside functions included)."""
 
@@ -75,10 +100,8 @@ class AcyclicModulesContract(Contract):
             members = set(component)
             edges = []
             for importer in component:
-                for imported in sorted(graph.find_modules_directly_imported_by(importer) & members):
-                    lines = sorted(d["line_number"] for d in graph.get_import_details(importer=importer,
-                                                                                      imported=imported))
-                    edges.append((importer, imported, lines))
+                for imported in sorted(imported_by(graph, importer) & members):
+                    edges.append((importer, imported, import_lines(graph, importer, imported)))
             cycles.append(edges)
         return ContractCheck(kept=not cycles, warnings=list(removal.warnings),
                              ignored_import_count=removal.ignored_import_count, metadata={"cycles": cycles})
@@ -89,7 +112,7 @@ class AcyclicModulesContract(Contract):
             output.print_error(f"These {len(modules)} modules import each other in a cycle:")
             output.new_line()
             for importer, imported, lines in edges:
-                output.print_error(f"- {importer} -> {imported} (l.{', l.'.join(map(str, lines))})",
+                output.print_error(f"- {importer} -> {imported} (l.{', l.'.join(lines)})",
                                    bold=False)
             output.new_line()
 

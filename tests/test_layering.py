@@ -62,6 +62,11 @@ PLANTED = {
     "an app importing another app's routes": (
         "providers_app.selectors", "from projects_app.api import config  # noqa: F401",
         "is not allowed to import the route module"),
+    # Importing a module runs its package's __init__ first: a registry in the __init__ that imports the
+    # package's modules, which import from the package, is a cycle (the tools' registry once was).
+    "a package __init__ importing its own modules": (
+        "sessions_app.runtime.tools.__init__", "from sessions_app.runtime.tools import bash  # noqa: F401",
+        "modules import each other in a cycle:\n\n- sessions_app.runtime.tools -> sessions_app.runtime.tools.bash"),
     "terminals reaching into sessions": (
         "pty_app.services", "from sessions_app import selectors  # noqa: F401",
         "pty_app is not allowed to import sessions_app"),

@@ -6,7 +6,7 @@ from rest_framework.response import Response
 from agentserver.api import ApiView, V2RequestView, parse_query
 from projects_app.config import effective_config
 from sessions_app import selectors
-from sessions_app.runtime import tools
+from sessions_app.runtime import tool_registry as tools
 from sessions_app.runtime.agents import agent_list, agent_list_v2
 
 

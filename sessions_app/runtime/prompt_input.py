@@ -33,7 +33,8 @@ def _is_text(mime: str, path: str) -> bool:
 
 
 async def _read_tool(context, message_id: str, args: dict) -> str:
-    from sessions_app.runtime.tools import ToolContext, get_tool
+    from sessions_app.runtime.tool_registry import get_tool
+    from sessions_app.runtime.tools.base import ToolContext
 
     async def allow(*_, **__) -> None:  # the user attached it: no question asked (roots still confine)
         return None
@@ -50,7 +51,7 @@ def _synthetic(text: str) -> dict:
 
 def _file_url_parts(context, message_id: str, part: dict) -> list[dict]:
     from auth_app.tokens import roots_of
-    from sessions_app.runtime.tools import ToolError
+    from sessions_app.runtime.tools.base import ToolError
 
     url = urlparse(part["url"])
     path = paths.confine(unquote(url.path), roots_of(context.user), relative_to=context.directory)

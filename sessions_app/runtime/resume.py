@@ -19,15 +19,13 @@ marks its request `used` when it reads an allowing answer (services/permissions,
 request still `pending` or `replied` (answered, unseen) at recovery means the tool never ran."""
 from __future__ import annotations
 
-from typing import Awaitable, Callable
-
 from agentserver.clock import now_ms
 from agentserver.loop import db
 from sessions_app.models import Message, Part, PermissionRequest, Question, Session
 from sessions_app.runtime import parts
 from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.scope import RunScope
-from sessions_app.runtime.subtasks import child_runner
+from sessions_app.runtime.subtasks import Turns, child_runner
 from sessions_app.store import messages as message_service
 
 INTERRUPTED_KEY = "_interrupted"
@@ -105,31 +103,25 @@ def recover(session_id: str) -> None:
         message_service.message_save(session=session, info=info)
 
 
-Answer = Callable[..., Awaitable[bool]]  # runtime/turn.py answer
-
-
-async def resume_interrupted(scope: RunScope, answer: Answer) -> bool:
+async def resume_interrupted(scope: RunScope, turns: Turns) -> bool:
     """Re-run one interrupted call whose request was answered, then carry on the turn. True when it did
     something (the caller looks again); the outcome's abort clean-up is the caller's."""
-    from sessions_app.runtime.turn_setup import prepare_turn
-
     found = await db(resumable)(scope.session_id)
     if found is None:
         return False
     user, interrupted, part = found
     session = scope.session
     await db(_forget_call)(session, interrupted, part)
-    turn = await db(prepare_turn)(session, user)
-    scope.context = turn.context
+    turn = await scope.begin_turn(user)
     await scope.set_status(BUSY)
     info = await scope.open_assistant(user, turn.agent["name"], user.info.get("model") or {})
     processor = scope.new_step(turn, info, messages=[], tools=turn.tools,
-                               run_child=child_runner(scope, turn, answer))
+                               run_child=child_runner(scope, turn, turns))
     state = part.get("state") or {}
     outcome = await scope.run_calls(processor, [(part["callID"], part.get("tool") or "", state.get("input") or {})])
     aborted = outcome == "aborted"
     if outcome == "continue":
-        aborted = await answer(scope, user, resumed=True)
+        aborted = await turns.answer(scope, user, resumed=True)
     if aborted:
         await scope.abort_queue()
         scope.abort_event.clear()

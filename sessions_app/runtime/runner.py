@@ -2,7 +2,7 @@
 queued user messages (runtime/message_queue.py) one after the other, then goes idle and lets go.
 
 It runs as one asyncio task on the worker's loop, in the worker that holds the lease; the supervisor
-(runtime/supervisor.py) creates it and hands it the worker's name and registry. Its ORM calls run in its
+(runtime/supervisor.py) creates it, wakes it (`wake_up`) and is told when it lets go (`runner_done`). Its ORM calls run in its
 own ThreadSensitiveContext, i.e. one dedicated thread per runner. Abort: the supervisor calls `abort()`
 locally; from another worker the request arrives on channel-layer group `session.<id>`, which the runner
 listens on. Restart safety: after acquiring the lease it first closes what a dead runner left open
@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable
-
 from asgiref.sync import ThreadSensitiveContext
 
 from agentserver.loop import db, free_db
@@ -31,14 +29,13 @@ def group_name(session_id: str) -> str:
 
 
 class Runner:
-    def __init__(self, session_id: str, *, worker_id: str, registry: dict, notify: Callable[[], None]):
+    def __init__(self, session_id: str, *, supervisor):
         self.session_id = session_id
-        self.worker_id = worker_id
-        self.registry = registry
-        self.notify = notify
+        self.supervisor = supervisor  # runtime/supervisor.py Supervisor
+        self.worker_id = supervisor.worker_id
         self.abort_event = asyncio.Event()
-        self.wake = False
-        self.finished = False
+        self._woken = False           # a kick arrived since the runner last looked at the queue
+        self._let_go = False
         self.task: asyncio.Task | None = None
         self.scope: RunScope | None = None
         self._resume_checked = False
@@ -46,11 +43,13 @@ class Runner:
     def abort(self) -> None:
         self.abort_event.set()
 
+    def wake_up(self) -> None:
+        self._woken = True
+
     def _deregister(self) -> None:
-        self.finished = True
-        if self.registry.get(self.session_id) is self:
-            del self.registry[self.session_id]
-        self.notify()
+        if not self._let_go:
+            self._let_go = True
+            self.supervisor.runner_done(self)
 
     async def main(self) -> None:
         try:
@@ -74,37 +73,37 @@ class Runner:
             session = await db(Session.objects.filter(id=sid).first)()
             if session is None:
                 return
-            self.scope = RunScope(session=session, worker_id=self.worker_id, notify=self.notify,
-                                  registry=self.registry, abort_event=self.abort_event)
+            self.scope = RunScope(session=session, worker_id=self.worker_id, supervisor=self.supervisor,
+                                  abort_event=self.abort_event)
             await db(resume.recover)(sid)
             await self._drain()
         finally:
             renew.cancel()
             listener.cancel()
-            if not self.finished:
+            if not self._let_go:
                 await db(leases.release)(sid, self.worker_id)
 
     async def _drain(self) -> None:
         """Answer the queue in order; idle when it is empty (and stay only if a prompt slipped in)."""
         scope, sid = self.scope, self.session_id
         while True:
-            woken, self.wake = self.wake, False
+            woken, self._woken = self._woken, False
             if await self._resume(woken):
                 continue
             user = await db(next_pending)(sid)
             if user is None:
                 await db(prune_quietly)(sid)  # old tool outputs (runtime/compaction.py)
-                if self.wake:
+                if self._woken:
                     continue  # woken meanwhile (a prompt, or an answer that resumes a call): look again
                 await scope.go_idle()
                 # A wake that arrives while going idle is kept: it may be an answer to resume a call, which
                 # no queue query would find.
-                if await db(next_pending)(sid) is not None or self.wake:
+                if await db(next_pending)(sid) is not None or self._woken:
                     if await db(leases.acquire)(sid, self.worker_id):
                         continue
                 self._deregister()  # synchronously after the last look: a later prompt starts a new runner
                 return
-            if await turn.answer(scope, user):
+            if await turn.TURNS.answer(scope, user):
                 await scope.abort_queue()
                 self.abort_event.clear()
 
@@ -115,7 +114,7 @@ class Runner:
         if self._resume_checked and not woken:
             return False
         self._resume_checked = True
-        resumed = await resume.resume_interrupted(self.scope, turn.answer)
+        resumed = await resume.resume_interrupted(self.scope, turn.TURNS)
         if resumed:
             self._resume_checked = False  # look again: a second interrupted call may be answered
         return resumed

@@ -3,8 +3,7 @@ its abort signal, the lease holder name, and the few things they all do with the
 and close assistant messages, make and run a step). Child sessions of task calls get a scope of their own
 that shares the parent's abort signal.
 
-A scope also stands in the supervisor's registry (session id → runner or child scope): `finished`, `wake`
-and `abort()` are what the supervisor reads and calls."""
+A child scope runs under the supervisor's `running_child` while its parent's task call answers it."""
 from __future__ import annotations
 
 import asyncio
@@ -18,6 +17,7 @@ from sessions_app.runtime import leases, parts
 from sessions_app.runtime.history import system_prompt
 from sessions_app.runtime.message_queue import IDLE
 from sessions_app.runtime.step import Step, StepProcessor
+from sessions_app.runtime.step_snapshots import StepSnapshots
 from sessions_app.store import messages as message_service
 
 log = logging.getLogger(__name__)
@@ -27,13 +27,10 @@ log = logging.getLogger(__name__)
 class RunScope:
     session: Session
     worker_id: str
-    notify: Callable[[], None]             # wakes every thread waiting for an answer or for idle
-    registry: dict                         # the supervisor's session id → runner or scope
+    supervisor: object                     # runtime/supervisor.py Supervisor: which sessions run here
     abort_event: asyncio.Event = field(default_factory=asyncio.Event)
     children: set[str] = field(default_factory=set)
     context: object | None = None          # the RuntimeContext of the turn in progress
-    finished: bool = False
-    wake: bool = False
 
     @property
     def session_id(self) -> str:
@@ -43,8 +40,17 @@ class RunScope:
         self.abort_event.set()
 
     def child(self, session: Session) -> "RunScope":
-        return RunScope(session=session, worker_id=self.worker_id, notify=self.notify, registry=self.registry,
+        return RunScope(session=session, worker_id=self.worker_id, supervisor=self.supervisor,
                         abort_event=self.abort_event, context=self.context)
+
+    async def begin_turn(self, user: Message):
+        """The turn answering `user` (runtime/turn_setup.py), with the snapshots its steps share."""
+        from sessions_app.runtime.turn_setup import prepare_turn
+
+        turn = await db(prepare_turn)(self.session, user)
+        turn.snapshots = StepSnapshots(session=self.session, context=turn.context, config=turn.config)
+        self.context = turn.context
+        return turn
 
     # ---- status -----------------------------------------------------------------------------------
     async def set_status(self, status: dict) -> None:
@@ -57,7 +63,6 @@ class RunScope:
         message_service.publish_for(self.session, "session.status", {"sessionID": sid, "status": IDLE})
         message_service.publish_for(self.session, "session.idle", {"sessionID": sid})
         await db(_publish_session_updated)(sid)
-        self.notify()
 
     # ---- assistant messages -----------------------------------------------------------------------
     def assistant_info(self, user: Message, agent_name: str, model: dict) -> dict:
@@ -73,9 +78,8 @@ class RunScope:
         return info
 
     async def close_assistant(self, info: dict, *, error: dict | None = None) -> None:
-        """Complete the message (time.completed), store it and wake the waiters."""
+        """Complete the message (time.completed) and store it (its message.updated wakes the waiters)."""
         await db(message_service.message_save)(session=self.session, info=dict(parts.completed(info, error=error)))
-        self.notify()
 
     async def abort_queue(self) -> None:
         """An abort also answers the prompts queued behind the aborted one, with an aborted message each."""
@@ -85,7 +89,6 @@ class RunScope:
             info = parts.completed(self.assistant_info(user, user.info.get("agent") or "build",
                                                        user.info.get("model") or {}), error=parts.ABORTED)
             await db(message_service.message_save)(session=self.session, info=info)
-        self.notify()
 
     # ---- steps ------------------------------------------------------------------------------------
     def new_step(self, turn, info: dict, *, messages: list[dict], tools: dict, agent: dict | None = None,
@@ -99,7 +102,7 @@ class RunScope:
         return StepProcessor(Step(
             session=self.session, context=turn.context, config=turn.config, agent=agent, info=info, system=system,
             messages=messages, tools=tools, rules=turn.rules, abort=self.abort_event, run_child=run_child,
-            set_status=self.set_status, temperature=temperature))
+            set_status=self.set_status, temperature=temperature, snapshots=turn.snapshots))
 
     async def run_step(self, processor: StepProcessor, work=None) -> str:
         """Run the step's model call (or `work`, a coroutine doing the step's calls without one) until it
@@ -120,7 +123,6 @@ class RunScope:
         except Exception:
             log.exception("step failed while aborting")
         await processor.finalize_aborted()
-        processor.info["error"] = parts.ABORTED
         message_service.publish_for(self.session, "session.error", {"sessionID": self.session_id,
                                                                     "error": parts.ABORTED})
         return "aborted"
@@ -135,7 +137,7 @@ class RunScope:
 
         outcome = await self.run_step(processor, work())
         if outcome != "aborted":
-            processor.info["finish"] = "tool-calls"
+            processor.calls_done()
         await self.close_assistant(processor.info)
         return outcome
 

@@ -34,6 +34,7 @@ _CORE = ["-c", "core.longpaths=true", "-c", "core.symlinks=true", "-c", "core.au
          "-c", "core.quotepath=false", "-c", "core.fsmonitor=false"]
 _SAFE_COMPONENT = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _locks: dict[str, threading.Lock] = {}
+_exclude_paths: dict[tuple, str] = {}  # (owner id, tree) → the user's info/exclude
 _locks_guard = threading.Lock()
 
 
@@ -136,17 +137,32 @@ class Snapshots:
 
     def _user_excludes(self) -> str:
         """The user's repo's info/exclude (read only), so what they exclude is not snapshotted either."""
+        path = self._user_exclude_path()
+        try:
+            if path and os.path.isfile(path):
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    return handle.read().rstrip()
+        except OSError:
+            pass
+        return ""
+
+    def _user_exclude_path(self) -> str:
+        """Where the user's repo keeps info/exclude: asked of git once per tree and kept (every track needed
+        it, one more sandboxed git per snapshot) until the file is gone from there."""
+        key = (getattr(self.owner, "pk", None), self.worktree)
+        known = _exclude_paths.get(key)
+        if known is not None and os.path.isfile(known):
+            return known
         try:
             out = sandbox.run(self.owner, ["git", "rev-parse", "--path-format=absolute", "--git-path",
                                            "info/exclude"], cwd=self.worktree, env=_git_env(), timeout=10,
                               roots=self.roots, offline=True)
-            path = out.stdout.decode(errors="replace").strip()
-            if out.returncode == 0 and path and os.path.isfile(path):
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    return handle.read().rstrip()
         except (OSError, subprocess.SubprocessError, sandbox.SandboxUnavailable):
-            pass
-        return ""
+            return ""
+        path = out.stdout.decode(errors="replace").strip() if out.returncode == 0 else ""
+        if path:
+            _exclude_paths[key] = path
+        return path
 
     def _write_excludes(self, large: list[str]) -> None:
         lines = [self._user_excludes()] + ["/" + _escape_exclude(item) for item in large]

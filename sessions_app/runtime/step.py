@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from agentserver import events
 from agentserver.clock import now_ms
 from agentserver.errors import ApiError
-from agentserver.loop import db
 from providers_app.errors import ProviderCallError, ProviderError
 from providers_app.stream import Finish, ReasoningDelta, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
-from sessions_app.models import Part, Session
-from sessions_app.runtime import parts, retry, step_snapshots
+from sessions_app.models import Session
+from sessions_app.runtime import parts, retry
+from sessions_app.runtime.assistant_message import AssistantMessage
 from sessions_app.runtime.deltas import DeltaBuffer
+from sessions_app.runtime.step_snapshots import StepSnapshots
 from sessions_app.runtime.tool_execution import ToolCalls
 from sessions_app.store import messages as message_service
 
@@ -33,7 +35,7 @@ class Step:
     context: Any
     config: dict
     agent: dict
-    info: dict                       # the assistant message info (mutated here, saved by the caller)
+    info: dict                       # the assistant message info (its AssistantMessage's; closed by the caller)
     system: list[str]
     messages: list[dict]
     tools: dict                      # tool id → Tool offered to the model
@@ -42,24 +44,22 @@ class Step:
     run_child: Callable | None
     set_status: Callable             # async (status dict) → None
     temperature: float | None = None
-    parts: dict = field(default_factory=dict)   # part id → data, everything written so far
-
-
-def _silent_write(part_id: str, data: dict) -> None:
-    Part.objects.filter(id=part_id).update(data=data)
+    snapshots: StepSnapshots | None = None  # the turn's (runtime/turn_setup.py Turn.snapshots)
 
 
 class StepProcessor:
     def __init__(self, step: Step):
         self.step = step
         self.session = step.session
+        self.message = AssistantMessage(step.session, step.info)
         self.info = step.info
         self.text_part: dict | None = None
         self.reasoning_part: dict | None = None
-        self.tools = ToolCalls(step=step, save=self.save, written=step.parts)
+        self.tools = ToolCalls(step=step, message=self.message, save=self.save)
+        self.snapshots = step.snapshots or StepSnapshots(session=step.session, context=step.context,
+                                                         config=step.config)
         self.finish: Finish | None = None
         self.started = False
-        self.snapshot_state: dict = {}   # runtime/snapshots.py's hooks keep the step's snapshots here
         self._last_checkpoint = 0.0
         self._deltas = DeltaBuffer(self._emit_delta)
 
@@ -69,16 +69,11 @@ class StepProcessor:
 
     # ---- writes -----------------------------------------------------------------------------------
     def new_part(self, kind: str, **fields) -> dict:
-        return parts.new_part(self.session.id, self.info["id"], kind, **fields)
+        return self.message.new_part(kind, **fields)
 
     async def save(self, part: dict) -> None:
         self._deltas.flush()  # a part's deltas go out before its next message.part.updated
-        self.step.parts[part["id"]] = part
-        await db(message_service.part_save)(session=self.session, part=part)
-
-    async def _remove(self, part: dict) -> None:
-        self.step.parts.pop(part["id"], None)
-        await db(message_service.part_remove)(session=self.session, message_id=self.info["id"], part_id=part["id"])
+        await self.message.save_part(part)
 
     def _emit_delta(self, part: dict, delta: str) -> None:
         session = self.session
@@ -93,7 +88,7 @@ class StepProcessor:
         now = time.monotonic()
         if now - self._last_checkpoint >= CHECKPOINT_SECONDS:
             self._last_checkpoint = now
-            await db(_silent_write)(part["id"], dict(part))
+            await self.message.checkpoint_part(part)
 
     # ---- stream handling --------------------------------------------------------------------------
     async def run(self) -> str:
@@ -119,7 +114,7 @@ class StepProcessor:
             system=step.system, messages=step.messages,
             tools=[{"name": t.id, "description": t.description, "parameters": t.parameters}
                    for t in step.tools.values()],
-            temperature=step.temperature, headers={"x-session-id": self.session.id})
+            temperature=step.temperature, headers={"x-session-id": self.session.id}, config=step.config)
         async for event in stream:
             await self._on_event(event)
         if self.finish is None:
@@ -136,12 +131,12 @@ class StepProcessor:
                 part.pop("metadata", None)
                 part["time"] = {"start": now_ms()}
                 await self.save(dict(part))
-        await self.tools.forget_pending(self._remove)
+        await self.tools.forget_pending()
 
     async def _on_event(self, event) -> None:
         if not self.started:
             self.started = True
-            await self.save(self.new_part("step-start", **await step_snapshots.step_start(self)))
+            await self.save(self.new_part("step-start", **await self.snapshots.start()))
         if isinstance(event, TextDelta):
             if not event.text:
                 return
@@ -187,7 +182,7 @@ class StepProcessor:
 
     async def _fail(self, error: dict) -> str:
         await self._end_streams()
-        self.info["error"] = error
+        self.message.fail(error)
         session = self.session
         message_service.publish_for(session, "session.error", {"sessionID": session.id, "error": error})
         return "stop"
@@ -197,43 +192,30 @@ class StepProcessor:
         usage, cost = finish.usage, float(finish.cost or 0)
         tokens = usage.wire()
         await self.save(self.new_part("step-finish", reason=finish.reason, cost=cost, tokens=tokens,
-                                      **await step_snapshots.step_finish(self)))
-        self.info["finish"] = finish.reason
-        self.info["tokens"] = tokens
-        self.info["cost"] = float(self.info.get("cost") or 0) + cost
-        await db(message_service.message_save)(session=self.session, info=dict(self.info))
-        await db(add_session_usage)(self.session.id, cost, tokens)
-        await step_snapshots.after_step(self)  # patch part, session summary, session.diff
+                                      **await self.snapshots.finish()))
+        await self.message.finish_step(reason=finish.reason, cost=cost, tokens=tokens)
+        await self.snapshots.after(save_patch=self._save_patch, user_message_id=self.info.get("parentID"))
         if self.blocked:
             return "stop"
         return "continue" if finish.reason == "tool-calls" else "stop"
 
+    async def _save_patch(self, hash: str, files: list) -> None:
+        await self.save(self.new_part("patch", hash=hash, files=files))
+
+    def calls_done(self) -> None:
+        """A step without a model call (subtasks, resume) ran its calls to the end."""
+        self.info["finish"] = "tool-calls"
+
     # ---- abort ------------------------------------------------------------------------------------
     async def finalize_aborted(self) -> None:
         """After the stream task was cancelled: let tools notice the abort, then close whatever is still
-        open. No step-finish part, as the reference."""
+        open, and the message ends aborted. No step-finish part, as the reference."""
         await self.tools.cancel()
         await self._end_streams()
         now = now_ms()
-        for part in list(self.step.parts.values()):
+        for part in list(self.message.parts.values()):
             closed = parts.close_part(part, now)
             if closed is not None:
                 await self.save(parts.stored(closed))
+        self.message.fail(parts.ABORTED)
 
-
-def add_session_usage(session_id: str, cost: float, tokens: dict) -> None:
-    """Running totals on the session (written silently; session.updated follows at the end of the turn)."""
-    from django.db import transaction
-
-    with transaction.atomic():
-        row = Session.objects.select_for_update().filter(id=session_id).values_list("tokens", "cost").first()
-        if row is None:
-            return
-        totals, total_cost = dict(row[0] or {}), float(row[1] or 0)
-        for key in ("input", "output", "reasoning"):
-            totals[key] = int(totals.get(key) or 0) + int(tokens.get(key) or 0)
-        cache = dict(totals.get("cache") or {})
-        for key in ("read", "write"):
-            cache[key] = int(cache.get(key) or 0) + int((tokens.get("cache") or {}).get(key) or 0)
-        totals["cache"] = cache
-        Session.objects.filter(id=session_id).update(tokens=totals, cost=total_cost + cost)

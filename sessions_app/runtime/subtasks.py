@@ -4,7 +4,8 @@ loop step 5). Plain functions over the RunScope the runner hands them (runtime/s
 from __future__ import annotations
 
 import uuid
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from agentserver.loop import db
 from sessions_app.models import Message, Part
@@ -12,25 +13,30 @@ from sessions_app.runtime import leases
 from sessions_app.runtime.compaction import user_message
 from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.scope import RunScope
-from sessions_app.runtime.tools import ToolError, get_tool
+from sessions_app.runtime.tool_registry import get_tool
+from sessions_app.runtime.tools.base import ToolError
 
 SUBTASK_CONTINUE_TEXT = "Summarize the task tool output above and continue with your task."
-# The turn's answer loop (runtime/turn.py answer), handed in so a child session is answered the same way.
-Answer = Callable[..., Awaitable[bool]]
+
+
+class Turns(Protocol):
+    """runtime/turn.py's Turns, handed in so a child session is answered by the same loop."""
+
+    def answer(self, scope: RunScope, user: Message, *, resumed: bool = False) -> Awaitable[bool]: ...
 
 
 def _subtasks_of(message_id: str) -> list[dict]:
     return [p.data for p in Part.objects.filter(message_id=message_id, type="subtask").order_by("id")]
 
 
-async def run_subtasks(scope: RunScope, user: Message, turn, answer: Answer) -> bool:
+async def run_subtasks(scope: RunScope, user: Message, turn, turns: Turns) -> bool:
     """Each `subtask` part runs through the task tool in an assistant message of its own. True when aborted."""
     for sub in await db(_subtasks_of)(user.id):
         await scope.set_status(BUSY)
         info = await scope.open_assistant(user, turn.agent["name"], user.info.get("model") or {})
         task_tool = turn.tools.get("task") or get_tool("task", context=turn.context, config=turn.config)
         processor = scope.new_step(turn, info, messages=[], tools={"task": task_tool},
-                                   run_child=child_runner(scope, turn, answer))
+                                   run_child=child_runner(scope, turn, turns))
         args = {"prompt": sub["prompt"], "description": sub["description"], "subagent_type": sub["agent"]}
         if sub.get("command"):
             args["command"] = sub["command"]
@@ -49,7 +55,7 @@ async def continue_after_subtasks(scope: RunScope, user: Message) -> Message:
         {"type": "text", "text": SUBTASK_CONTINUE_TEXT, "synthetic": True}])
 
 
-def child_runner(scope: RunScope, turn, answer: Answer) -> Callable:
+def child_runner(scope: RunScope, turn, turns: Turns) -> Callable:
     """The task tool's `ctx.run_child`: answer `prompt` in a child session; (child id, its final text)."""
     from sessions_app.runtime.turn_setup import child_session_and_prompt
 
@@ -63,17 +69,15 @@ def child_runner(scope: RunScope, turn, answer: Answer) -> Callable:
         sub = scope.child(child)
         if not await db(leases.acquire)(child.id, scope.worker_id):
             raise ToolError(f"Session {child.id} is busy")
-        scope.registry[child.id] = sub
         scope.children.add(child.id)
         try:
-            await answer(sub, user)
+            with scope.supervisor.running_child(child.id, scope.abort_event):
+                try:
+                    await turns.answer(sub, user)
+                finally:
+                    await sub.go_idle()
         finally:
             scope.children.discard(child.id)
-            await sub.go_idle()
-            sub.finished = True
-            if scope.registry.get(child.id) is sub:
-                del scope.registry[child.id]
-            scope.notify()
         return child.id, await db(last_text)(child.id)
 
     return run_child

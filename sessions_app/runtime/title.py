@@ -42,7 +42,7 @@ def _small_model(context, config: dict, fallback: tuple[str, str]) -> tuple[str,
     if ref:
         return ref
     try:
-        return models_catalog.small_model(context=context)
+        return models_catalog.small_model(context=context, config=config)
     except Exception:
         return fallback
 
@@ -68,7 +68,7 @@ async def generate_title(*, session_id: str, context, config: dict, model: tuple
         provider_id, model_id = await free_db(_small_model)(context, config, model)
         chunks = []
         async for event in stream_chat(context=context, provider_id=provider_id, model_id=model_id,
-                                       system=[TITLE_PROMPT], tools=[], max_output=1024,
+                                       system=[TITLE_PROMPT], tools=[], max_output=1024, config=config,
                                        messages=[{"role": "user", "content": [
                                            {"type": "text", "text": "Generate a title for this conversation:\n"},
                                            {"type": "text", "text": first}]}]):

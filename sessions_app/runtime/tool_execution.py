@@ -9,7 +9,8 @@ import time
 from typing import Awaitable, Callable
 
 from sessions_app.runtime import parts
-from sessions_app.runtime.tools import PermissionRejected, ToolContext, ToolError, get_tool, legacy_tool
+from sessions_app.runtime.tool_registry import get_tool, legacy_tool
+from sessions_app.runtime.tools.base import PermissionRejected, ToolContext, ToolError
 
 log = logging.getLogger(__name__)
 TOOL_UPDATE_SECONDS = 0.1
@@ -17,13 +18,13 @@ DOOM_LOOP_THRESHOLD = 3
 
 
 class ToolCalls:
-    """The tool calls of one step. `save` writes a part (the step's writer, which also remembers it in
-    `written`: part id → data, everything the step stored so far)."""
+    """The tool calls of one step, whose parts belong to its AssistantMessage (runtime/assistant_message.py);
+    `save` writes one (the step's writer: it sends the step's pending deltas first)."""
 
-    def __init__(self, *, step, save: Callable[[dict], Awaitable[None]], written: dict):
+    def __init__(self, *, step, message, save: Callable[[dict], Awaitable[None]]):
         self.step = step
+        self.message = message
         self.save = save
-        self.written = written
         self.parts: dict[str, dict] = {}      # call id → part
         self.tasks: list[asyncio.Task] = []
         self.blocked = False                  # a rejection that halts the loop
@@ -59,13 +60,12 @@ class ToolCalls:
         if self.tasks:
             await asyncio.gather(*self.tasks, return_exceptions=True)
 
-    async def forget_pending(self, remove: Callable[[dict], Awaitable[None]]) -> None:
+    async def forget_pending(self) -> None:
         """A failed attempt's calls that never started running are dropped before the next attempt."""
         for call_id, part in list(self.parts.items()):
             if part["state"].get("status") == "pending":
                 del self.parts[call_id]
-                self.written.pop(part["id"], None)
-                await remove(part)
+                await self.message.remove_part(part)
 
     async def cancel(self) -> None:
         """After an abort: let tools notice it (they kill their process groups), then cancel the rest."""
@@ -79,7 +79,7 @@ class ToolCalls:
     def _doom_loop(self, tool_id: str, args: dict) -> bool:
         """The reference's check (§5.2 step 10): the last three parts of this assistant message, the call
         just made included, are calls of the same tool with the same input (none still pending)."""
-        last = list(self.written.values())[-DOOM_LOOP_THRESHOLD:]
+        last = list(self.message.parts.values())[-DOOM_LOOP_THRESHOLD:]
         return len(last) == DOOM_LOOP_THRESHOLD and all(
             p.get("type") == "tool" and p.get("tool") == tool_id and p["state"].get("status") != "pending"
             and p["state"].get("input") == args for p in last)

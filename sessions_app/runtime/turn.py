@@ -13,27 +13,36 @@ from sessions_app.runtime import compaction, parts, subtasks
 from sessions_app.runtime.history import MAX_STEPS_TEXT, provider_messages
 from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.scope import RunScope
-from sessions_app.runtime.turn_setup import Turn, prepare_turn
+from sessions_app.runtime.turn_setup import Turn
 from sessions_app.store import messages as message_service
 
 log = logging.getLogger(__name__)
 
 
-async def answer(scope: RunScope, user: Message, *, resumed: bool = False) -> bool:
-    """Run the loop for one user message until the model stops. True when it was aborted. `resumed`: the
-    turn goes on after a re-run interrupted call (runtime/resume.py), straight to the model."""
-    session = scope.session
+class Turns:
+    """What answers a user message. Subtasks (a child session's prompt) and resume (the turn after a re-run
+    call) are handed this object: they run the same loop, and this module imports them."""
+
+    async def answer(self, scope: RunScope, user: Message, *, resumed: bool = False) -> bool:
+        """Run the loop for one user message until the model stops. True when it was aborted. `resumed`: the
+        turn goes on after a re-run interrupted call (runtime/resume.py), straight to the model."""
+        return await _answer(self, scope, user, resumed=resumed)
+
+
+TURNS = Turns()
+
+
+async def _answer(turns: Turns, scope: RunScope, user: Message, *, resumed: bool) -> bool:
     try:
-        turn = await db(prepare_turn)(session, user)
+        turn = await scope.begin_turn(user)
     except Exception as error:
         await _failed_to_prepare(scope, user, error)
         return False
-    scope.context = turn.context
     if not resumed:
         request = await db(compaction.compaction_part)(user.id)
         if request is not None:
             return await compaction.compact(scope, user, turn, request)
-        if await subtasks.run_subtasks(scope, user, turn, answer):
+        if await subtasks.run_subtasks(scope, user, turn, turns):
             return True
         user = await subtasks.continue_after_subtasks(scope, user)
     step_number = 1 if resumed else 0
@@ -41,14 +50,14 @@ async def answer(scope: RunScope, user: Message, *, resumed: bool = False) -> bo
         step_number += 1
         if scope.abort_event.is_set():
             return True
-        outcome, overflow = await _one_step(scope, user, turn, step_number)
+        outcome, overflow = await _one_step(turns, scope, user, turn, step_number)
         if outcome == "aborted":
             return True
         if overflow or outcome != "continue":
             return False
 
 
-async def _one_step(scope: RunScope, user: Message, turn: Turn, step_number: int) -> tuple[str, bool]:
+async def _one_step(turns: Turns, scope: RunScope, user: Message, turn: Turn, step_number: int) -> tuple[str, bool]:
     await scope.set_status(BUSY)
     pairs = await db(compaction.context_messages)(scope.session)
     history = provider_messages(pairs, upto_user_id=user.id)
@@ -61,7 +70,7 @@ async def _one_step(scope: RunScope, user: Message, turn: Turn, step_number: int
     await scope.set_status(BUSY)
     processor = scope.new_step(turn, info, messages=history, tools={} if last_step else turn.tools,
                                user_info=user.info, temperature=turn.agent.get("temperature"),
-                               run_child=subtasks.child_runner(scope, turn, answer))
+                               run_child=subtasks.child_runner(scope, turn, turns))
     outcome = await scope.run_step(processor)
     overflow = outcome != "aborted" and await compaction.auto_compact(scope, user, turn, info)
     await scope.close_assistant(info)

@@ -22,6 +22,7 @@ class Turn:
     tools: dict
     rules: list[dict]
     max_steps: float
+    snapshots: object | None = None    # the turn's runtime/step_snapshots.py StepSnapshots (RunScope.begin_turn)
 
 
 def session_context(session: Session) -> RuntimeContext:
@@ -36,7 +37,7 @@ def load_config(context: RuntimeContext) -> dict:
 
 def prepare_turn(session: Session, user: Message) -> Turn:
     from sessions_app.runtime.agents import agent_get, session_ruleset
-    from sessions_app.runtime.tools import tools_for
+    from sessions_app.runtime.tool_registry import tools_for
 
     session.refresh_from_db()
     context = session_context(session)

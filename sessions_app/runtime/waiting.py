@@ -1,22 +1,31 @@
 """Waiting, in a view thread, for the runner: for the answer to a prompt, or for the session to go idle.
 
-Every wait is bounded (WAIT_SECONDS) and ends when the session is idle without anything left to do for it,
-so a request never hangs: an answer that cannot come any more ends the wait with an error."""
+A wait reads the state when the session's events say it may have changed (runtime/wakeups.py: its assistant
+message completed, it went idle, in this worker or any other); the database is read without an event only
+after FALLBACK_SECONDS, for a runner whose worker died. Every wait is bounded (WAIT_SECONDS) and ends when
+the session is idle without anything left to do for it, so a request never hangs: an answer that cannot
+come any more ends the wait with an error."""
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections.abc import Iterator
 
+from agentserver import loop as server_loop
+from agentserver.bus import bridge
 from agentserver.errors import ApiError, NotFound
 from sessions_app.models import Message, Part, Session
-from sessions_app.runtime import leases, parts, supervisor
+from sessions_app.runtime import leases, parts, supervisor, wakeups
 from sessions_app.runtime.compaction import continuation_of
 from sessions_app.runtime.message_queue import last_answered_user_id
 
 WAIT_SECONDS = float(os.environ.get("AGENTSERVER_ANSWER_WAIT_SECONDS", "3600"))
 # How long a session may look idle before a wait kicks its runner again, then gives up on the answer.
 IDLE_GRACE_SECONDS = 2.0
-POLL_SECONDS = 0.25
+# Events wake a wait (runtime/wakeups.py); without one for this long it reads the database anyway: a worker
+# that died says nothing, and its lease expires after this long.
+FALLBACK_SECONDS = max(leases.LEASE_MS / 1000, 1.0)
 
 
 class NoAnswer(ApiError):
@@ -50,49 +59,74 @@ def wait_for_answer(session_id: str, user_message_id: str, *, limit: float | Non
     deadline = time.monotonic() + (WAIT_SECONDS if limit is None else limit)
     idle_since: float | None = None
     kicked = False
-    while True:
-        message = answer_state(session_id, user_message_id)
-        if message is not None:
-            # The runner may carry on in a message of its own (compaction, "continue"): follow it.
-            follow = continuation_of(session_id, user_message_id)
-            if follow is not None:
-                user_message_id, idle_since, kicked = follow, None, False
-                continue
-            _settle(session_id, 5.0 if message.info.get("error") == parts.ABORTED else 1.0)
-            return message, list(Part.objects.filter(message=message).order_by("id"))
-        now = time.monotonic()
-        if now > deadline:
-            raise NoAnswer(f"No answer to message {user_message_id} in time", messageID=user_message_id)
-        if not _idle(session_id):
-            idle_since, kicked = None, False
-        elif idle_since is None:
-            idle_since = now
-        elif now - idle_since > IDLE_GRACE_SECONDS:
-            if not Session.objects.filter(id=session_id).exists():
-                raise NotFound(f"Session not found: {session_id}", sessionID=session_id)
-            if kicked:
-                raise NoAnswer(f"The session went idle without answering message {user_message_id}",
-                               messageID=user_message_id)
-            supervisor.kick(session_id)  # nobody is on it (a lost wake-up): kick it once more
-            idle_since, kicked = now, True
-        supervisor.wait_for_change(POLL_SECONDS)
+    with _watching(session_id) as watch:
+        while True:
+            message = answer_state(session_id, user_message_id)
+            if message is not None:
+                # The runner may carry on in a message of its own (compaction, "continue"): follow it.
+                follow = continuation_of(session_id, user_message_id)
+                if follow is not None:
+                    user_message_id, idle_since, kicked = follow, None, False
+                    continue
+                _settle(watch, 5.0 if message.info.get("error") == parts.ABORTED else 1.0)
+                return message, list(Part.objects.filter(message=message).order_by("id"))
+            now = time.monotonic()
+            if now > deadline:
+                raise NoAnswer(f"No answer to message {user_message_id} in time", messageID=user_message_id)
+            timeout = FALLBACK_SECONDS
+            if not _idle(session_id):
+                idle_since, kicked = None, False
+            elif idle_since is None:
+                idle_since, timeout = now, IDLE_GRACE_SECONDS
+            elif now - idle_since > IDLE_GRACE_SECONDS:
+                if not Session.objects.filter(id=session_id).exists():
+                    raise NotFound(f"Session not found: {session_id}", sessionID=session_id)
+                if kicked:
+                    raise NoAnswer(f"The session went idle without answering message {user_message_id}",
+                                   messageID=user_message_id)
+                supervisor.kick(session_id)  # nobody is on it (a lost wake-up): kick it once more
+                idle_since, kicked, timeout = now, True, IDLE_GRACE_SECONDS
+            else:
+                timeout = idle_since + IDLE_GRACE_SECONDS - now
+            _sleep(watch, min(timeout, deadline - now))
 
 
-def _settle(session_id: str, limit: float) -> None:
+def _settle(watch: wakeups.Watch, limit: float) -> None:
     """The reference answers a prompt once its loop has ended and the session is idle, so a client's next
     call (a revert, an edit: 409 on a busy session) never races the turn's last writes: give the runner a
     moment to let go of the session after the answer (longer after an abort, whose clean-up takes longer).
     Bounded, and not at all when another prompt is queued: that one keeps it busy."""
     from sessions_app.runtime.message_queue import next_pending
 
+    session_id = watch.session_id
     deadline = time.monotonic() + limit
     while (leases.is_live(session_id) and time.monotonic() < deadline
            and next_pending(session_id) is None):
-        supervisor.wait_for_change(0.05)
+        _sleep(watch, deadline - time.monotonic())
 
 
 def wait_idle(session_id: str, *, limit: float | None = None) -> None:
     """Until the session is idle, or the wait runs out (the caller then reads the state as it is)."""
     deadline = time.monotonic() + (WAIT_SECONDS if limit is None else limit)
-    while not _idle(session_id) and time.monotonic() < deadline:
-        supervisor.wait_for_change(POLL_SECONDS)
+    with _watching(session_id) as watch:
+        while not _idle(session_id) and time.monotonic() < deadline:
+            _sleep(watch, min(FALLBACK_SECONDS, deadline - time.monotonic()))
+
+
+def _sleep(watch: wakeups.Watch, timeout: float) -> None:
+    """Until the session's next event (or the timeout), without holding a database connection: on
+    PostgreSQL a pool of a few connections would otherwise be held by waiting requests, and the runners
+    they wait for could not get one."""
+    server_loop.give_back_connections()
+    watch.wait(timeout)
+
+
+@contextlib.contextmanager
+def _watching(session_id: str) -> Iterator[wakeups.Watch]:
+    """Watch the session's events; this request thread then blocks outside Python (its turn passes on)."""
+    relay = bridge()
+    if relay is not None and not relay.listening:
+        server_loop.call(relay.ensure_listening)  # before reading the state: no event may slip in between
+    with wakeups.watching(session_id) as watch:
+        server_loop.let_others_run()
+        yield watch

@@ -43,18 +43,15 @@ def message_save(*, session: Session, info: dict) -> Message:
         raise BadRequest("message role must be 'user' or 'assistant'")
     info = {**info, "sessionID": session.id}
     created = (info.get("time") or {}).get("created") or now_ms()
+    # The runner saves a message several times and a part twice or more: an update first (one statement
+    # when the record exists, as it mostly does), an insert only when it did not.
     with transaction.atomic():
-        message, was_created = Message.objects.get_or_create(
-            id=message_id, defaults={"session": session, "role": role, "info": info, "time_created": created},
-        )
-        if not was_created:
-            if message.session_id != session.id:
+        if not Message.objects.filter(id=message_id, session=session).update(role=role, info=info):
+            if Message.objects.filter(id=message_id).exists():
                 raise BadRequest(f"Message {message_id} belongs to another session")
-            message.role = role
-            message.info = info
-            message.save(update_fields=["role", "info"])
+            Message.objects.create(id=message_id, session=session, role=role, info=info, time_created=created)
     publish_for(session, "message.updated", {"sessionID": session.id, "info": public_info(info)})
-    return message
+    return Message(id=message_id, session=session, role=role, info=info, time_created=created)
 
 
 def part_save(*, session: Session, part: dict) -> Part:
@@ -67,19 +64,20 @@ def part_save(*, session: Session, part: dict) -> Part:
         raise BadRequest("part needs messageID and type")
     part = {**part, "sessionID": session.id}
     with transaction.atomic():
-        if not Message.objects.filter(id=message_id, session=session).exists():
-            raise NotFound(f"Message not found: {message_id}")
-        row, was_created = Part.objects.get_or_create(
-            id=part_id, defaults={"message_id": message_id, "session": session, "type": part_type, "data": part},
-        )
-        if not was_created:
-            if row.session_id != session.id or row.message_id != message_id:
+        if not Part.objects.filter(id=part_id, session=session, message_id=message_id).update(type=part_type,
+                                                                                              data=part):
+            if not Message.objects.filter(id=message_id, session=session).exists():
+                raise NotFound(f"Message not found: {message_id}")
+            if Part.objects.filter(id=part_id).exists():
                 raise BadRequest(f"Part {part_id} belongs to another message")
-            row.type = part_type
-            row.data = part
-            row.save(update_fields=["type", "data"])
+            Part.objects.create(id=part_id, message_id=message_id, session=session, type=part_type, data=part)
     publish_for(session, "message.part.updated", {"sessionID": session.id, "part": part, "time": now_ms()})
-    return row
+    return Part(id=part_id, message_id=message_id, session=session, type=part_type, data=part)
+
+
+def part_checkpoint(*, session: Session, part: dict) -> None:
+    """A streaming part's data so far, without an event: clients got its deltas; this is for a crash."""
+    Part.objects.filter(id=part["id"], session=session).update(data={**part, "sessionID": session.id})
 
 
 def message_remove(*, session: Session, message_id: str) -> bool:

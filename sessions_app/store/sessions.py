@@ -100,6 +100,22 @@ def session_update(*, session: Session, title: str | None = None, archived: int 
     return session_set(session=session, **fields)
 
 
+def session_add_usage(*, session_id: str, cost: float, tokens: dict) -> None:
+    """Running totals on the session (written silently; session.updated follows at the end of the turn)."""
+    with transaction.atomic():
+        row = Session.objects.select_for_update().filter(id=session_id).values_list("tokens", "cost").first()
+        if row is None:
+            return
+        totals, total_cost = dict(row[0] or {}), float(row[1] or 0)
+        for key in ("input", "output", "reasoning"):
+            totals[key] = int(totals.get(key) or 0) + int(tokens.get(key) or 0)
+        cache = dict(totals.get("cache") or {})
+        for key in ("read", "write"):
+            cache[key] = int(cache.get(key) or 0) + int((tokens.get("cache") or {}).get(key) or 0)
+        totals["cache"] = cache
+        Session.objects.filter(id=session_id).update(tokens=totals, cost=total_cost + cost)
+
+
 def _descendants(session: Session) -> list[Session]:
     """Every session below this one, deepest first, found level by level (one query per level)."""
     levels: list[list[Session]] = []

@@ -5,7 +5,7 @@ from asgiref.sync import sync_to_async
 
 from agentserver.errors import NotFound
 from sessions_app.models import PermissionApproval, PermissionRequest
-from sessions_app.runtime.tools import PermissionRejected, ToolError
+from sessions_app.runtime.tools.base import PermissionRejected, ToolError
 from sessions_app.services.permissions import ask_permission, permission_list, permission_reply, reject_pending
 from tests.permissions.helpers import run_sync
 

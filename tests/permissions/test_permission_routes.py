@@ -1,7 +1,7 @@
 import pytest
 
 from sessions_app.models import PermissionApproval, PermissionRequest
-from sessions_app.runtime.tools import PermissionRejected
+from sessions_app.runtime.tools.base import PermissionRejected
 from tests.permissions.helpers import ask_in_background, session_for, wait_pending
 
 

@@ -1,7 +1,7 @@
 import pytest
 
 from sessions_app.models import Question
-from sessions_app.runtime.tools import QuestionRejected
+from sessions_app.runtime.tools.base import QuestionRejected
 from tests.permissions.helpers import question_in_background, session_for, wait_pending
 
 QUESTIONS = [{"question": "Ship it?", "header": "Ship", "options": [{"label": "Yes", "description": "go"},

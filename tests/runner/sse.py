@@ -11,6 +11,7 @@ import httpx
 class EventRecorder:
     def __init__(self, persona, directory, *, path: str = "/event"):
         self.events: list[dict] = []
+        self.received: list[float] = []  # time.monotonic() at each event's arrival, beside self.events
         self._client = httpx.Client(base_url=persona.base_url, headers=persona.client.headers,
                                     timeout=httpx.Timeout(10, read=None))
         self._params = {"directory": str(directory)}
@@ -31,6 +32,7 @@ class EventRecorder:
                         event = json.loads(line[6:])
                         if event.get("type") == "server.connected":
                             self._connected.set()
+                        self.received.append(time.monotonic())
                         self.events.append(event)
         except (httpx.HTTPError, RuntimeError):
             return
@@ -59,6 +61,13 @@ class EventRecorder:
             seen = len(events)
             time.sleep(0.02)
         raise AssertionError(f"event never came; saw {[e.get('type') for e in self.events]}")
+
+    def arrival(self, predicate) -> float | None:
+        """When the first event matching `predicate` arrived (time.monotonic()), or None."""
+        for event, at in zip(list(self.events), list(self.received)):
+            if predicate(event):
+                return at
+        return None
 
     def close(self) -> None:
         self._stop = True

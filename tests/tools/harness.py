@@ -73,7 +73,7 @@ def _record(session, tool: str, args: dict, result) -> None:
 
 
 async def run_tool(workspace: Workspace, tool_id: str, args: dict, *, record: bool = True, **ctx_kwargs):
-    from sessions_app.runtime.tools import get_tool
+    from sessions_app.runtime.tool_registry import get_tool
 
     ctx = workspace.tool_context(**ctx_kwargs)
     tool = get_tool(tool_id, context=workspace.context, config=ctx.config)

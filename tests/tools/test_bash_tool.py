@@ -77,7 +77,7 @@ async def test_abort_kills_the_whole_process_group(ws):
 
 
 async def test_it_rejects_a_non_positive_timeout(ws):
-    from sessions_app.runtime.tools import ToolError
+    from sessions_app.runtime.tools.base import ToolError
 
     with pytest.raises(ToolError, match="Invalid timeout value"):
         await run_tool(ws, "bash", {"command": "true", "timeout": -1})

@@ -4,7 +4,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from sessions_app.models import PermissionRequest
-from sessions_app.runtime.tools import PermissionRejected, ToolError
+from sessions_app.runtime.tools.base import PermissionRejected, ToolError
 from sessions_app.services.permissions import permission_reply
 from tests.tools.harness import ASK_OUTSIDE, run_tool, wait_for_request
 

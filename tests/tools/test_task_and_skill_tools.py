@@ -1,6 +1,7 @@
 import pytest
 
-from sessions_app.runtime.tools import ToolError, get_tool
+from sessions_app.runtime.tool_registry import get_tool
+from sessions_app.runtime.tools.base import ToolError
 from tests.tools.harness import run_tool
 
 

@@ -5,7 +5,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from sessions_app.models import Question, Todo
-from sessions_app.runtime.tools import PermissionRejected
+from sessions_app.runtime.tools.base import PermissionRejected
 from sessions_app.services.questions import question_reject, question_reply
 from tests.tools.harness import run_tool, wait_for_request
 

@@ -3,7 +3,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from sessions_app.runtime.tools import ToolError
+from sessions_app.runtime.tools.base import ToolError
 from tests.tools.harness import run_tool
 
 PAGE = b"<html><head><title>t</title><script>var x=1</script></head><body><h1>Hello</h1><p>A <a href='/x'>link</a></p></body></html>"

@@ -5,7 +5,7 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 
-from sessions_app.runtime.tools import ToolError
+from sessions_app.runtime.tools.base import ToolError
 from sessions_app.runtime.tools.websearch import configured_tools
 from tests.fakes.search_backend import search_backend  # noqa: F401  (fixture)
 

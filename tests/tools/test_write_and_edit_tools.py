@@ -1,6 +1,6 @@
 import pytest
 
-from sessions_app.runtime.tools import ToolError
+from sessions_app.runtime.tools.base import ToolError
 from tests.tools.harness import run_tool
 
 

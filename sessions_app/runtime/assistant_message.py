@@ -1,0 +1,47 @@
+"""The assistant message a step writes: it owns the message's info and its parts, and is the only code that
+stores them while the step runs, through the store (store/messages.py, store/sessions.py), which announces
+each write."""
+from __future__ import annotations
+
+from agentserver.loop import db
+from sessions_app.models import Session
+from sessions_app.runtime import parts
+from sessions_app.store import messages as message_store
+from sessions_app.store import sessions as session_store
+
+
+class AssistantMessage:
+    def __init__(self, session: Session, info: dict):
+        self.session = session
+        self.info = info                      # the wire info, shared with the turn that opened the message
+        self.parts: dict[str, dict] = {}      # part id → data, everything written so far, in order
+
+    @property
+    def id(self) -> str:
+        return self.info["id"]
+
+    def new_part(self, kind: str, **fields) -> dict:
+        return parts.new_part(self.session.id, self.id, kind, **fields)
+
+    async def save_part(self, part: dict) -> None:
+        self.parts[part["id"]] = part
+        await db(message_store.part_save)(session=self.session, part=part)
+
+    async def remove_part(self, part: dict) -> None:
+        self.parts.pop(part["id"], None)
+        await db(message_store.part_remove)(session=self.session, message_id=self.id, part_id=part["id"])
+
+    async def checkpoint_part(self, part: dict) -> None:
+        """A streaming part's text so far, stored without an event (its deltas went out already)."""
+        await db(message_store.part_checkpoint)(session=self.session, part=dict(part))
+
+    def fail(self, error: dict) -> None:
+        self.info["error"] = error
+
+    async def finish_step(self, *, reason: str, cost: float, tokens: dict) -> None:
+        """The model call ended: its finish reason and usage on the message, and the session's totals."""
+        self.info["finish"] = reason
+        self.info["tokens"] = tokens
+        self.info["cost"] = float(self.info.get("cost") or 0) + cost
+        await db(message_store.message_save)(session=self.session, info=dict(self.info))
+        await db(session_store.session_add_usage)(session_id=self.session.id, cost=cost, tokens=tokens)
