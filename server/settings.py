@@ -159,6 +159,8 @@ if os.environ.get("AGENTSERVER_TEST_DB_NAME"):
     DATABASES["default"]["TEST"] = {"NAME": os.environ["AGENTSERVER_TEST_DB_NAME"]}
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Names the Redis event channel (agentserver/deployment.py); unset: the identity row of the database.
+DEPLOYMENT = os.environ.get("AGENTSERVER_DEPLOYMENT", "").strip()
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
