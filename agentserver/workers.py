@@ -1,13 +1,14 @@
 """Which workers of the deployment are alive.
 
-Each worker (server process) has one id, WORKER_ID: its host name, pid and a random token, so two hosts
-with one host name never share an id, and neither do two lives of one pid. What a worker owns in the
-database (PTY rows) names it by this id.
+Each worker (server process) has one id, WORKER_ID: its machine (host name, boot id and pid namespace), pid
+and a random token, so two hosts with one host name never share an id, and neither do two lives of one pid.
+What a worker owns in the database (PTY rows) names it by this id.
 
 With Redis (the scaled mode, any number of hosts) each worker keeps a key with a time to live
 (AGENTSERVER_WORKER_TTL_SECONDS), refreshed three times per TTL from its event loop: a worker whose key is
-gone is dead (crashed, killed with -9, its host lost) at most a TTL after its last beat. Without Redis (the
-embedded default, one host) a worker is alive while its process is."""
+gone is dead (crashed, killed with -9, its host lost) at most a TTL after its last beat; one on this very
+machine is known dead at once when its process is gone. Without Redis (the embedded default, one host) a
+worker is alive while its process is."""
 from __future__ import annotations
 
 import asyncio
@@ -22,7 +23,25 @@ from django.conf import settings
 log = logging.getLogger(__name__)
 
 HOST = socket.gethostname()
-WORKER_ID = f"{HOST}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+def _machine() -> str:
+    """The host name alone is not enough (two machines may share one), nor the boot id (containers share
+    it): both, and the pid namespace, say whose pids a worker id's pid is."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as handle:
+            boot = handle.read().strip().replace("-", "")[:12]
+    except OSError:
+        boot = "unknown"
+    try:
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        namespace = 0
+    return f"{HOST}#{boot}.{namespace:x}"
+
+
+MACHINE = _machine()
+WORKER_ID = f"{MACHINE}:{os.getpid()}:{secrets.token_hex(4)}"
 
 _beating: asyncio.Task | None = None
 _namespace: str | None = None
@@ -107,23 +126,28 @@ def alive(worker_ids: set[str]) -> set[str]:
     """Which of these workers are alive (synchronous; one Redis round trip)."""
     found = {WORKER_ID} & worker_ids
     others = sorted(worker_ids - found)
-    if not others:
-        return found
-    if settings.REDIS_URL:
+    if not settings.REDIS_URL:  # one host: every worker's pid is one of ours
+        return found | {w for w in others if _process_alive(w)}
+    here = [w for w in others if _machine_of(w) == MACHINE]
+    found |= {w for w in here if _process_alive(w)}
+    elsewhere = [w for w in others if _machine_of(w) != MACHINE]
+    if elsewhere:
         with _client().pipeline(transaction=False) as pipe:
-            for worker_id in others:
+            for worker_id in elsewhere:
                 pipe.exists(_key(worker_id))
-            return found | {w for w, exists in zip(others, pipe.execute()) if exists}
-    return found | {w for w in others if _process_alive(w)}
+            found |= {w for w, exists in zip(elsewhere, pipe.execute()) if exists}
+    return found
+
+
+def _machine_of(worker_id: str) -> str:
+    return worker_id.rsplit(":", 2)[0]
 
 
 def _process_alive(worker_id: str) -> bool:
-    """Without Redis all workers share this host: one is alive while its process is."""
-    host, _, rest = worker_id.partition(":")
-    pid_text = rest.partition(":")[0]
-    if host != HOST or not pid_text.isdigit():
+    parts = worker_id.rsplit(":", 2)
+    if len(parts) != 3 or not parts[1].isdigit():
         return True  # not ours to judge
-    pid = int(pid_text)
+    pid = int(parts[1])
     if pid == os.getpid():
         return False  # our pid, but an earlier life of this worker
     try:
