@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+
 from asgiref.sync import ThreadSensitiveContext
 
 from agentserver.loop import db, free_db
@@ -36,6 +38,8 @@ class Runner:
         self.abort_event = asyncio.Event()
         self._woken = False           # a kick arrived since the runner last looked at the queue
         self._let_go = False
+        self.lost = False  # the lease went to another worker, or could not be renewed in time
+        self.handing_over = False  # this worker is stopping: after the running turn, others take the session
         self.task: asyncio.Task | None = None
         self.scope: RunScope | None = None
         self._resume_checked = False
@@ -45,6 +49,15 @@ class Runner:
 
     def wake_up(self) -> None:
         self._woken = True
+
+    def hand_over(self) -> None:
+        """Finish the running turn (if any), then leave the session to another worker."""
+        self.handing_over = True
+        self._woken = True
+
+    @property
+    def finished(self) -> bool:
+        return self._let_go
 
     def _deregister(self) -> None:
         if not self._let_go:
@@ -86,7 +99,11 @@ class Runner:
     async def _drain(self) -> None:
         """Answer the queue in order; idle when it is empty (and stay only if a prompt slipped in)."""
         scope, sid = self.scope, self.session_id
-        while True:
+        while not self.lost:
+            if self.handing_over:
+                await db(leases.hand_over)(sid, self.worker_id)
+                self._deregister()
+                return
             woken, self._woken = self._woken, False
             if await self._resume(woken):
                 continue
@@ -104,7 +121,10 @@ class Runner:
                 self._deregister()  # synchronously after the last look: a later prompt starts a new runner
                 return
             if await turn.TURNS.answer(scope, user):
-                await scope.abort_queue()
+                if self.lost:
+                    return
+                if not self.handing_over:  # a stop's abort leaves the queue to the adopting worker
+                    await scope.abort_queue()
                 self.abort_event.clear()
 
     async def _resume(self, woken: bool) -> bool:
@@ -120,14 +140,33 @@ class Runner:
         return resumed
 
     async def _renew(self) -> None:
-        while True:
+        """Keep the lease; a runner that lost it (expired, then adopted elsewhere) or cannot renew it before
+        it would expire stops at once: another worker may be answering the session by now."""
+        held_until = time.monotonic() + leases.LEASE_MS / 1000
+        while not self.lost:
             await asyncio.sleep(RENEW_SECONDS)
+            if self.lost:
+                return
+            asked = time.monotonic()
             try:
                 children = self.scope.children if self.scope is not None else ()
                 for session_id in [self.session_id, *children]:
-                    await free_db(leases.renew)(session_id, self.worker_id)
+                    renewed = await free_db(leases.renew)(session_id, self.worker_id)
+                    if session_id == self.session_id:
+                        if not renewed:
+                            return self._lost("lost its lease")
+                        held_until = asked + leases.LEASE_MS / 1000
             except Exception:
                 log.exception("lease renewal of %s", self.session_id)
+                if time.monotonic() >= held_until:
+                    return self._lost("could not renew its lease before it expired")
+
+    def _lost(self, why: str) -> None:
+        """Stop as an abort does (the step's model call and tools end, its message is closed), but leave
+        the queue and the session's status to the worker that holds the lease now."""
+        log.warning("runner of %s %s: stopping", self.session_id, why)
+        self.lost = True
+        self.abort()
 
     async def _listen(self) -> None:
         from channels.layers import get_channel_layer

@@ -14,8 +14,10 @@ import time
 import uuid
 from collections.abc import Iterator
 
+from django.conf import settings
+
 from agentserver import loop as server_loop
-from agentserver.clock import now_ms
+from agentserver import shutdown
 from agentserver.loop import free_db
 from sessions_app.runtime import leases, wakeups
 from sessions_app.runtime.runner import Runner, group_name
@@ -47,6 +49,9 @@ class Supervisor:
         self.worker_id = worker_id
         self._running: dict[str, Runner | ChildRun] = {}
         self._janitor: asyncio.Task | None = None
+        self._draining = False  # this worker is stopping: no new turns here
+        self._drained: asyncio.Task | None = None
+        self._stop_registered = False
 
     def is_running_here(self, session_id: str) -> bool:
         return session_id in self._running
@@ -54,6 +59,10 @@ class Supervisor:
     async def start(self) -> None:
         """Capture the server loop and start the janitor (idempotent; runs on the loop)."""
         loop = await server_loop.capture()
+        if not self._stop_registered:
+            self._stop_registered = True
+            shutdown.on_stop(self._begin_drain)
+            shutdown.on_exit(self._wait_drained)
         if self._janitor is None or self._janitor.done():
             self._janitor = loop.create_task(self._janitor_loop(), context=contextvars.Context())
 
@@ -69,6 +78,9 @@ class Supervisor:
         current = self._running.get(session_id)
         if current is not None:
             current.wake_up()
+            return
+        if self._draining:
+            await free_db(_hand_over_unstarted)(session_id, self.worker_id)
             return
         runner = Runner(session_id, supervisor=self)
         self._running[session_id] = runner
@@ -106,7 +118,7 @@ class Supervisor:
             await self.ensure_runner(session_id)
 
     async def _janitor_loop(self) -> None:
-        while True:
+        while not self._draining:
             try:
                 for session_id in await free_db(leases.dead_sessions)():
                     if session_id not in self._running:
@@ -114,6 +126,58 @@ class Supervisor:
             except Exception:
                 log.exception("runner janitor")
             await asyncio.sleep(JANITOR_SECONDS)
+
+
+    # ---- a graceful stop --------------------------------------------------------------------------------
+
+    def _begin_drain(self) -> None:
+        """On SIGTERM (agentserver.shutdown.on_stop), on the loop: take no new turns; each runner finishes the
+        turn it is on, then hands its session to the other workers (runtime/leases.py hand_over)."""
+        if self._draining:
+            return
+        self._draining = True
+        runners = [r for r in self._running.values() if isinstance(r, Runner) and not r.finished]
+        for runner in runners:
+            runner.hand_over()
+        self._drained = asyncio.get_running_loop().create_task(self._drain(runners), context=contextvars.Context())
+
+    async def _drain(self, runners: list[Runner]) -> None:
+        tasks = [r.task for r in runners if r.task is not None and not r.task.done()]
+        if not tasks:
+            return
+        _, late = await asyncio.wait(tasks, timeout=settings.GRACE_SECONDS)
+        if late:
+            # Past the grace period: what still runs stops here and is handed over as it stands; the adopting
+            # worker closes the interrupted message and resumes interrupted calls, as after a crash
+            # (runtime/resume.py).
+            log.warning("stopping with %d turns still running after %.0f s: handing them over", len(late),
+                        settings.GRACE_SECONDS)
+            running = [r for r in runners if not r.finished]
+            for runner in running:
+                runner.lost = True  # no renewal, no further turn
+                runner.task.cancel()
+            await asyncio.wait(late, timeout=5)
+            for runner in running:
+                await free_db(leases.hand_over)(runner.session_id, runner.worker_id)
+
+    async def _until_drained(self) -> None:
+        if not self._draining:
+            self._begin_drain()
+        if self._drained is not None:
+            await self._drained
+
+    def _wait_drained(self) -> None:
+        """The exit hook: the worker ends only once its runners are done or handed over."""
+        try:
+            server_loop.call(self._until_drained, timeout=settings.GRACE_SECONDS + 15)
+        except Exception:  # noqa: BLE001  (no loop any more: nothing runs here)
+            log.warning("could not wait for the runners to hand over", exc_info=True)
+
+
+def _hand_over_unstarted(session_id: str, worker_id: str) -> None:
+    """A prompt that reached a stopping worker: another worker's janitor answers it."""
+    if leases.acquire(session_id, worker_id):
+        leases.hand_over(session_id, worker_id)
 
 
 SUPERVISOR = Supervisor(WORKER_ID)
@@ -141,11 +205,8 @@ def abort(session_id: str, *, timeout: float = 30) -> None:
 def stop_runners(session_ids: list[str], *, limit: float = 5.0) -> None:
     """Abort the agent loops of sessions about to vanish, wherever they run, and let them wind down (they
     write their aborted message last). Best effort and bounded: deletion goes ahead regardless."""
-    from sessions_app.models import SessionLease
-
     def live() -> list[str]:
-        return list(SessionLease.objects.filter(session_id__in=session_ids, expires_at__gt=now_ms())
-                    .exclude(holder="").values_list("session_id", flat=True))
+        return leases.live_sessions(session_ids)
 
     running = live()
     if not running:
