@@ -1,7 +1,8 @@
 """Two simulated hosts on one machine behind a real nginx started from deploy/ (README "Several hosts").
 
 Each host is one `python -m server.serve --workers N` with its own data dir, its own hostname (a UTS namespace:
-`unshare --uts`, the tests run as root) and its own clock (`faketime`, a few seconds off the database's), sharing
+`unshare --uts`, the tests run as root) and its own wall clock (Debian's libfaketime, a few seconds off the
+database's; the monotonic clock stays real, with the fix of monotonic_sleep.c), sharing
 the test database (PostgreSQL), Redis, the keys, the shared server dir and the users' roots (temp dirs). nginx
 runs deploy/nginx-agentserver.conf as it is, but for the listen port, the upstream's servers and one addition
 the tests need: the header `X-Agentserver-Host: a|b` steers a request to one host (no header: the deployment's
@@ -54,6 +55,7 @@ class Host:
     name: str
     hostname: str
     clock_offset: str                     # faketime's relative offset, e.g. "+4s"
+    preload: str                          # LD_PRELOAD: monotonic_sleep.so, then libfaketime
     data_dir: Path
     env: dict
     workers: int
@@ -72,7 +74,7 @@ class Host:
         self.log_path = self.log_dir / f"host-{self.name}-{self.starts}.log"
         command = [
             "unshare", "--uts", "--", "sh", "-c", 'hostname "$1" && shift && exec "$@"', "sh", self.hostname,
-            "faketime", "-f", self.clock_offset,
+            "env", f"FAKETIME={self.clock_offset}", f"LD_PRELOAD={self.preload}",
             sys.executable, "-m", "server.serve", "--host", "127.0.0.1", "--port", str(self.port),
             "--workers", str(self.workers), "--log-level", "info", "--access-log",
         ]
@@ -141,6 +143,18 @@ class Host:
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path and self.log_path.exists() else ""
+
+
+def faketime_preload(build_dir: Path) -> str:
+    """LD_PRELOAD for a host whose wall clock is off: our clock_nanosleep fix first, then Debian's libfaketime
+    (what `faketime -f OFFSET` preloads; its wrapper would put libfaketime first)."""
+    found = sorted(Path("/usr/lib").glob("*/faketime/libfaketime.so.1")) + sorted(
+        Path("/usr/lib").glob("faketime/libfaketime.so.1"))
+    assert found, "libfaketime not found (Debian: apt-get install faketime)"
+    library = build_dir / "monotonic_sleep.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-o", str(library), str(Path(__file__).with_name(
+        "monotonic_sleep.c")), "-ldl"], check=True)
+    return f"{library} {found[0]}"
 
 
 def render_nginx(prefix: Path, listen: int, hosts: list[Host]) -> Path:
@@ -259,7 +273,7 @@ def host_env(*, name: str, data_dir: Path, shared_dir: Path, keys: dict) -> dict
         AGENTSERVER_DB_POOL="4",
         AGENTSERVER_SSE_HEARTBEAT_SECONDS="2",
         AGENTSERVER_GRACE_SECONDS="30",
-        # The real host's monotonic clock: only its wall clock is off.
+        # Only the host's wall clock is off; its monotonic clock is the machine's (monotonic_sleep.c).
         FAKETIME_DONT_FAKE_MONOTONIC="1",
         PYTHONUNBUFFERED="1",
         AGENTSERVER_SANDBOX_EXPOSE=",".join([sys.prefix, os.path.realpath(sys.base_prefix),

@@ -7,26 +7,27 @@ import shutil
 import pytest
 
 from tests.conftest import make_persona
-from tests.hosts.cluster import Cluster, Host, host_env, start_nginx
+from tests.hosts.cluster import Cluster, Host, faketime_preload, host_env, start_nginx
 
 SCALED = bool(os.environ.get("REDIS_URL")) and os.environ.get("DATABASE_URL", "").startswith("postgres")
 if not SCALED:
     collect_ignore_glob = ["test_*.py"]
 
-# Host a's clock runs behind the database's, host b's ahead: 8 s apart, near the 10 s lease.
-CLOCKS = {"a": "-4s", "b": "+4s"}
+# Host a's clock runs behind the database's, host b's ahead: 8 s apart, near the 10 s lease. (To tell a
+# failure of clocks from another: AGENTSERVER_TEST_HOST_CLOCKS="a=+0s,b=+0s".)
+CLOCKS = dict(item.split("=", 1) for item in os.environ.get("AGENTSERVER_TEST_HOST_CLOCKS", "a=-4s,b=+4s").split(","))
 WORKERS_PER_HOST = int(os.environ.get("AGENTSERVER_TEST_HOST_WORKERS", "2"))
 
 
 def _require(program: str) -> None:
     if shutil.which(program) is None:
-        pytest.fail(f"the two-host tests need {program} (Debian: apt-get install nginx-light faketime; "
+        pytest.fail(f"the two-host tests need {program} (Debian: apt-get install nginx-light faketime gcc; "
                     "scripts/test.sh installs them when run as root)")
 
 
 @pytest.fixture(scope="module")
 def cluster(django_db_setup, django_db_blocker, tmp_path_factory):
-    for program in ("nginx", "faketime", "unshare"):
+    for program in ("nginx", "faketime", "unshare", "cc"):
         _require(program)
     from cryptography.fernet import Fernet
     from django.conf import settings
@@ -35,12 +36,13 @@ def cluster(django_db_setup, django_db_blocker, tmp_path_factory):
     keys = {"SECRET_KEY": settings.SECRET_KEY, "AGENTSERVER_FERNET_KEYS": Fernet.generate_key().decode()}
     shared = tmp_path_factory.mktemp("shared-server-dir")
     logs = tmp_path_factory.mktemp("host-logs")
+    preload = faketime_preload(tmp_path_factory.mktemp("faketime"))
     hosts = {}
     with django_db_blocker.unblock():
         for name, offset in CLOCKS.items():
             data_dir = tmp_path_factory.mktemp(f"host-{name}-data")
-            hosts[name] = Host(name=name, hostname=f"host-{name}", clock_offset=offset, data_dir=data_dir,
-                               env=host_env(name=name, data_dir=data_dir, shared_dir=shared, keys=keys),
+            hosts[name] = Host(name=name, hostname=f"host-{name}", clock_offset=offset, preload=preload,
+                               data_dir=data_dir, env=host_env(name=name, data_dir=data_dir, shared_dir=shared, keys=keys),
                                workers=WORKERS_PER_HOST, log_dir=logs)
     cluster = None
     try:

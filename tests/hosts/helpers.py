@@ -10,24 +10,24 @@ class Via:
         self.host = host
         self.headers = {STEER_HEADER: host}
 
-    def _call(self, method: str, url: str, **kw):
+    def request(self, method: str, url: str, **kw):
         headers = {**self.headers, **kw.pop("headers", {})}
         return self.persona.client.request(method, url, headers=headers, **kw)
 
     def get(self, url, **kw):
-        return self._call("GET", url, **kw)
+        return self.request("GET", url, **kw)
 
     def post(self, url, **kw):
-        return self._call("POST", url, **kw)
+        return self.request("POST", url, **kw)
 
     def put(self, url, **kw):
-        return self._call("PUT", url, **kw)
+        return self.request("PUT", url, **kw)
 
     def patch(self, url, **kw):
-        return self._call("PATCH", url, **kw)
+        return self.request("PATCH", url, **kw)
 
     def delete(self, url, **kw):
-        return self._call("DELETE", url, **kw)
+        return self.request("DELETE", url, **kw)
 
 
 def via(persona, host: str) -> Via:

@@ -14,6 +14,20 @@ from tests.pty.conftest import Screen, shell_body, wait_for
 KEY = "sk-stored-through-host-a-0123456789"
 
 
+def test_each_host_has_its_own_clock(alice, hosts_up):
+    """The simulation holds: each host's wall clock is off by its offset (the Date header of its own answers;
+    nginx writes its own). Their own hostnames show in the terminal and turn tests."""
+    from email.utils import parsedate_to_datetime
+
+    from tests.hosts.conftest import CLOCKS
+
+    for name, host in hosts_up.hosts.items():
+        before = time.time()
+        response = httpx.get(f"{host.url}/global/health")
+        drift = parsedate_to_datetime(response.headers["date"]).timestamp() - before
+        assert abs(drift - int(CLOCKS[name].rstrip("s"))) <= 1.5, (name, drift)
+
+
 def test_a_provider_key_stored_through_one_host_is_used_by_the_other(alice, bob, fake_llm, hosts_up):
     configure_fake_provider(alice, fake_llm)
     a, b = via(alice, "a"), via(alice, "b")
