@@ -217,14 +217,15 @@ BUS = Bus()
 
 def redis_channel(url: str) -> str:
     """Pub/sub ignores Redis database numbers, and owner ids are only unique within one database: the
-    channel names both, so two deployments (or test runs) sharing a Redis never see each other's events."""
+    channel names the deployment (agentserver/deployment.py: one identity however a host spells
+    DATABASE_URL) and the Redis database, so two deployments (or test runs) sharing a Redis never see each
+    other's events, and every host of one deployment sees all of them. Synchronous: reads the database once."""
     import hashlib
     from urllib.parse import urlparse
 
-    from django.db import connections
+    from agentserver import deployment
 
-    db = connections["default"].settings_dict
-    identity = f"{db.get('ENGINE')}|{db.get('HOST')}|{db.get('PORT')}|{db.get('NAME')}|{urlparse(url).path}"
+    identity = f"{deployment.identity()}|{urlparse(url).path}"
     return "agentserver.events." + hashlib.sha256(identity.encode()).hexdigest()[:16]
 
 
@@ -234,10 +235,17 @@ class RedisBridge:
 
     def __init__(self, url: str):
         self.url = url
-        self.channel = redis_channel(url)
+        self._channel: str | None = None
         self._sync_client = None
         self._listener: asyncio.Task | None = None
         self._ready: asyncio.Event | None = None
+
+    @property
+    def channel(self) -> str:
+        """Resolved on first use, from a thread (it may read the database)."""
+        if self._channel is None:
+            self._channel = redis_channel(self.url)
+        return self._channel
 
     def publish(self, message: dict) -> None:
         import redis
@@ -275,11 +283,15 @@ class RedisBridge:
     async def _listen(self) -> None:
         import redis.asyncio as aioredis
 
+        from agentserver.loop import free_db
+
         failed = False
         while True:
             client = aioredis.from_url(self.url)
             pubsub = client.pubsub()
             try:
+                if self._channel is None:
+                    await free_db(_resolve_channel)(self)
                 await pubsub.subscribe(self.channel)
                 async for message in pubsub.listen():
                     if message["type"] == "subscribe":
@@ -313,6 +325,10 @@ class RedisBridge:
             BUS.dispatch([Event.from_wire(item) for item in message["e"]])
         if message.get("revoke") is not None:
             BUS.revoke(message["revoke"])
+
+
+def _resolve_channel(relay: RedisBridge) -> str:
+    return relay.channel
 
 
 _bridge: RedisBridge | None = None

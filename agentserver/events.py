@@ -25,6 +25,7 @@ from agentserver.bus import Event
 log = logging.getLogger(__name__)
 
 DELTA = "message.part.delta"
+EVENT_LOG_LOCK = 0x6576656E746C6F67  # "eventlog": the advisory lock writers of the event log take in turn
 _BATCH = 500
 
 
@@ -180,6 +181,11 @@ class _Outbox:
                     # a database crash can lose the last fraction of a second of replay, nothing else.
                     with connection.cursor() as cursor:
                         cursor.execute("SET LOCAL synchronous_commit TO OFF")
+                        # Ids come from a sequence when the rows are inserted, but become visible when their
+                        # transaction commits: two workers could commit 11 before 10, and a stream that
+                        # replayed up to 11 (Last-Event-ID) would never see 10. Under this lock, held to the
+                        # commit, the deployment's writers take ids in commit order: the log has no holes.
+                        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [EVENT_LOG_LOCK])
                     sql.insert(EventLog, rows, generated_pk=True)
             elif len(rows) <= sql.ROWS_PER_STATEMENT:
                 sql.insert(EventLog, rows, generated_pk=True)  # one statement: a transaction of its own

@@ -33,15 +33,48 @@ def _random_tail(length: int = 14) -> str:
     return "".join(_ALPHABET[b % 62] for b in secrets.token_bytes(length))
 
 
+_MASK = (1 << 48) - 1
+
+
 def _next_time_value() -> int:
+    """This process's next time value: never below one it made or observed (`observe`), even when the
+    host's clock is behind another's or steps back."""
     global _last_ms, _counter
     with _lock:
-        now = now_ms()
+        now = max(now_ms(), _last_ms)
         if now != _last_ms:
             _last_ms = now
             _counter = 0
         _counter += 1
         return now * 4096 + _counter
+
+
+def observe(existing: str | None) -> None:
+    """Ascending ids this process makes from now on sort after `existing` (an id another host may have made
+    with a clock ahead of ours): a new message always sorts after the session's newest."""
+    global _last_ms, _counter
+    if not existing or len(existing) < 16 or existing[:3] in DESCENDING:
+        return
+    try:
+        low = int(existing[4:16], 16)
+    except ValueError:
+        return
+    with _lock:
+        current = max(now_ms() * 4096, _last_ms * 4096 + _counter)
+        # Ids keep the low 48 bits of the time value: lift `low` to the full value nearest ours.
+        value = (current & ~_MASK) | low
+        if value - current > (1 << 47):
+            value -= 1 << 48
+        elif current - value > (1 << 47):
+            value += 1 << 48
+        if value >= current:
+            _last_ms, _counter = divmod(value, 4096)
+
+
+def ascending_after(prefix: str, existing: str | None) -> str:
+    """An ascending id that sorts after `existing`, whatever this host's clock says."""
+    observe(existing)
+    return ascending(prefix)
 
 
 def create(prefix: str, descending: bool | None = None) -> str:
@@ -50,7 +83,7 @@ def create(prefix: str, descending: bool | None = None) -> str:
     value = _next_time_value()
     if descending:
         value = ~value
-    value &= (1 << 48) - 1
+    value &= _MASK
     return f"{prefix}_{value:012x}{_random_tail()}"
 
 

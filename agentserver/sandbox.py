@@ -257,7 +257,8 @@ def _expose(path: str, mount, wrapped: list[str], created: set[str], depth: int 
 def _hidden() -> list[str]:
     """What must stay invisible even when a root contains it (a staff root of `/` or of a parent directory)."""
     venv = os.path.realpath(sys.prefix)
-    return [os.path.realpath(str(settings.DATA_DIR)), os.path.realpath(str(settings.BASE_DIR)), venv, "/root"]
+    return [os.path.realpath(str(settings.DATA_DIR)), os.path.realpath(str(settings.SHARED_DIR)),
+            os.path.realpath(str(settings.BASE_DIR)), venv, "/root"]
 
 
 def _mountable(roots: list[str], cwd: str, hidden: list[str]) -> list[str]:

@@ -45,15 +45,20 @@ class Identity:
     uid: int
     gid: int
     name: str
-    state: str  # <data dir>/users/<id>: HOME, the sandbox's /etc, per-user server state (snapshots)
+    state: str  # <data dir>/users/<id>: this host's copies of the sandbox's /etc
+    shared: str = ""  # <shared dir>/users/<id>: what follows the user to every host (HOME)
 
     @property
     def home(self) -> str:
-        return os.path.join(self.state, "home")
+        return os.path.join(self.shared or self.state, "home")
 
 
 def user_state_dir(user_id: int) -> str:
     return os.path.join(str(settings.DATA_DIR), "users", str(int(user_id)))
+
+
+def user_shared_dir(user_id: int) -> str:
+    return os.path.join(str(settings.SHARED_DIR), "users", str(int(user_id)))
 
 
 def identity_of(user) -> Identity:
@@ -65,13 +70,14 @@ def identity_of(user) -> Identity:
     else:
         uid, gid = os.getuid(), os.getgid()
     name = "".join(ch for ch in (getattr(user, "username", "") or "") if ch.isalnum() or ch in "._-")[:32]
-    return Identity(uid=uid, gid=gid, name=name or f"user{user.pk}", state=user_state_dir(user.pk))
+    return Identity(uid=uid, gid=gid, name=name or f"user{user.pk}", state=user_state_dir(user.pk),
+                    shared=user_shared_dir(user.pk))
 
 
 def server_dirs(user) -> list[str]:
-    """The user's own corners of the data dir that their sandbox may write: server-created worktrees and the
+    """The user's own corners of the shared dir that their sandbox may write: server-created worktrees and the
     snapshot store (created on demand so they can be mounted)."""
-    data = str(settings.DATA_DIR)
+    data = str(settings.SHARED_DIR)
     found = []
     for name in ("worktrees", "snapshot"):
         path = os.path.realpath(os.path.join(data, name, str(int(user.pk))))
@@ -104,6 +110,8 @@ def prepare_identity(identity: Identity, network: str, etc_entries: tuple[str, .
         found = _etc_dirs.get(key)
         if found is None or not os.path.isdir(found):
             os.makedirs(identity.state, mode=0o711, exist_ok=True)
+            if identity.shared:
+                os.makedirs(identity.shared, mode=0o711, exist_ok=True)
             os.makedirs(identity.home, mode=0o700, exist_ok=True)
             if is_root():
                 os.chown(identity.home, identity.uid, identity.gid)

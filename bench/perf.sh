@@ -116,6 +116,7 @@ scaled_setup() {
   [ -n "${SCALED_TOKEN:-}" ] && return 0
   export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$DB" REDIS_URL="redis://127.0.0.1:6379/7"
   export AGENTSERVER_DATA_DIR="$WORK/scaled/data"
+  export SECRET_KEY="${SECRET_KEY:-bench-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d " \n")}"
   psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS $DB" >/dev/null
   psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE $DB"
   new_repo "$WORK/scaled/repo"; new_repo "$WORK/scaled/repo2"

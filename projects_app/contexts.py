@@ -64,7 +64,7 @@ def forget_git_info(directory: str) -> None:
 
 
 def server_workspace_directories(user, workspace_id: str | None) -> list[str]:
-    """Server-created worktrees may live outside the user's roots (under DATA_DIR); a context in such a
+    """Server-created worktrees may live outside the user's roots (under SHARED_DIR); a context in such a
     workspace admits them."""
     if not workspace_id:
         return []
@@ -84,7 +84,7 @@ def context_for_directory(user, directory: str, *, workspace_id: str | None = No
                           roots: list[str] | None = None) -> RuntimeContext:
     bases = roots_of(user) if roots is None else list(roots)
     if workspace_id:
-        # A worktree the server created may live under DATA_DIR, outside the user's roots.
+        # A worktree the server created may live under SHARED_DIR, outside the user's roots.
         bases = bases + server_workspace_directories(user, workspace_id)
     real = paths.confine(directory, bases)
     if not os.path.isdir(real):

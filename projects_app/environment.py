@@ -15,8 +15,8 @@ from projects_app.contexts import default_directory
 
 
 def user_data_dir(user) -> str:
-    """The user's own corner of the server's data directory (never the server's $HOME)."""
-    return str(settings.DATA_DIR / "users" / str(user.pk))
+    """The user's own corner of the server's shared directory (never the server's $HOME)."""
+    return str(settings.SHARED_DIR / "users" / str(user.pk))
 
 
 def path_info(*, context) -> dict:

@@ -112,13 +112,13 @@ def worktree_slug(name: str) -> str:
 
 def _worktree_location(user, project: Project, slug: str) -> str:
     """Beside the repository (<parent>/.worktrees/<repo>/<slug>) when that is inside the user's roots,
-    else under DATA_DIR/worktrees/<user id>/<project id>/<slug>."""
+    else under SHARED_DIR/worktrees/<user id>/<project id>/<slug>."""
     parent = os.path.dirname(project.worktree)
     roots = roots_of(user)
     if parent and paths.within_any(parent, roots):
         base = os.path.join(parent, ".worktrees", os.path.basename(project.worktree))
     else:
-        base = os.path.join(str(settings.DATA_DIR), "worktrees", str(user.pk), project.project_id[:16])
+        base = os.path.join(str(settings.SHARED_DIR), "worktrees", str(user.pk), project.project_id[:16])
     target = os.path.join(base, slug)
     suffix = 1
     while os.path.lexists(target):

@@ -18,9 +18,26 @@ DATA_DIR = Path(os.environ.get("AGENTSERVER_DATA_DIR", BASE_DIR / ".data")).reso
 DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 
+# Durable server state another host needs (snapshot stores, server-made worktrees, users' HOMEs): a directory
+# every host mounts at the same path. Per-host caches (the sandbox's /etc copies) stay in DATA_DIR.
+SHARED_DIR = Path(os.environ.get("AGENTSERVER_SHARED_DIR") or DATA_DIR).resolve()
+SHARED_DIR.mkdir(parents=True, exist_ok=True)
+DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'db.sqlite3'}"
+# The scaled mode (PostgreSQL, any number of workers and hosts) shares no data dir: keys each host made on
+# its own would disagree (signed cookies, the credential key derived from SECRET_KEY), so they must be given.
+SCALED = DATABASE_URL.startswith(("postgres://", "postgresql://", "pgsql://"))
+
+
 def _secret_key() -> str:
     if os.environ.get("SECRET_KEY"):
         return os.environ["SECRET_KEY"]
+    if SCALED:
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set in the environment when DATABASE_URL is PostgreSQL (the scaled mode): every "
+            "worker on every host must share one key, and a key generated in one host's data dir would not. "
+            "Set the same SECRET_KEY (and, recommended, AGENTSERVER_FERNET_KEYS) on every host.")
     # A fresh machine gets a random key that survives restarts, so sessions and signed values stay valid.
     key_file = DATA_DIR / "secret_key"
     if not key_file.exists():
@@ -105,7 +122,6 @@ TEMPLATES = [
     },
 ]
 
-DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'db.sqlite3'}"
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
 # Requests run on a fixed pool of threads (agentserver/http_handler.py): that many at once, more fall back
 # to a thread of their own. Each pool thread keeps its database connection (SQLite) or borrows one from the
@@ -143,6 +159,8 @@ if os.environ.get("AGENTSERVER_TEST_DB_NAME"):
     DATABASES["default"]["TEST"] = {"NAME": os.environ["AGENTSERVER_TEST_DB_NAME"]}
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Names the Redis event channel (agentserver/deployment.py); unset: the identity row of the database.
+DEPLOYMENT = os.environ.get("AGENTSERVER_DEPLOYMENT", "").strip()
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {

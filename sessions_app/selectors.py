@@ -10,6 +10,7 @@ import orjson
 from django.db import connection
 from django.db.models import JSONField
 
+from agentserver.clock import DatabaseNow
 from agentserver.errors import BadRequest, NotFound
 from sessions_app.models import Message, Part, Session, SessionLease, Share, Todo
 
@@ -168,9 +169,8 @@ def capabilities() -> dict:
 
 def session_statuses(*, user) -> dict[str, dict]:
     """Non-idle sessions of the caller: live leases only (an expired lease is a dead worker, hence idle)."""
-    from projects_app.models import now_ms
-
-    rows = SessionLease.objects.filter(session__owner=user, expires_at__gt=now_ms()).values_list("session_id", "status")
+    rows = (SessionLease.objects.filter(session__owner=user, expires_at__gt=DatabaseNow())
+            .values_list("session_id", "status"))
     return {session_id: status for session_id, status in rows if status and status.get("type", "idle") != "idle"}
 
 

@@ -14,6 +14,9 @@ if "GIT_CONFIG_COUNT" not in os.environ:
 os.environ.setdefault("AGENTSERVER_SANDBOX_EXPOSE", ",".join([
     sys.prefix, os.path.realpath(sys.base_prefix),
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes")]))
+# The scaled mode takes its keys from the environment (server/settings.py); every live server inherits this one.
+if os.environ.get("DATABASE_URL", "").startswith("postgres"):
+    os.environ.setdefault("SECRET_KEY", "agentserver-tests-only-secret-key")
 # As for the test server (tests/conftest.py): a cold language server on a loaded machine may need longer.
 os.environ.setdefault("AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS", "60")
 

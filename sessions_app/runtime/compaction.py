@@ -44,7 +44,7 @@ def user_message(*, session: Session, like: Message, continues: str, parts: list
     """A user message the runner adds itself (same agent and model as `like`)."""
     from django.db import transaction
 
-    message_id = ids.ascending("msg")
+    message_id = message_service.new_message_id(session)
     info = {"id": message_id, "sessionID": session.id, "role": "user", "time": {"created": now_ms()},
             "agent": like.info.get("agent") or "build", "model": like.info.get("model") or {},
             CONTINUES_KEY: continues}

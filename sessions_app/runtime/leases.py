@@ -1,6 +1,7 @@
 """The session lease: one row per session saying which worker runs its agent loop, until when, and in what
 status. Acquiring is one conditional UPDATE (or an INSERT that loses on the primary key), so at most one
-worker across the deployment holds a live lease; a dead worker's lease simply expires."""
+worker across the deployment holds a live lease; a dead worker's lease simply expires. Every expiry is
+computed and compared by the database's clock (agentserver.clock.DatabaseNow), never a host's."""
 from __future__ import annotations
 
 import os
@@ -8,20 +9,28 @@ import os
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
-from agentserver.clock import now_ms
+from agentserver.clock import DatabaseNow
 from sessions_app.models import Session, SessionLease
 from sessions_app.runtime.message_queue import IDLE
 
 LEASE_MS = int(os.environ.get("AGENTSERVER_LEASE_MS", "10000"))
 
 
+def _until():
+    return DatabaseNow() + LEASE_MS
+
+
+def live() -> Q:
+    """Leases someone holds and the database's clock says have not expired."""
+    return Q(expires_at__gt=DatabaseNow()) & ~Q(holder="")
+
+
 def acquire(session_id: str, holder: str) -> bool:
-    """Take the lease if it is free, expired or already ours."""
-    now = now_ms()
+    """Take the lease if it is free, expired or already ours (expiry by the database's clock)."""
     with transaction.atomic():
         taken = (SessionLease.objects.filter(session_id=session_id)
-                 .filter(Q(holder=holder) | Q(holder="") | Q(expires_at__lt=now))
-                 .update(holder=holder, expires_at=now + LEASE_MS, updated=now))
+                 .filter(Q(holder=holder) | Q(holder="") | Q(expires_at__lt=DatabaseNow()))
+                 .update(holder=holder, expires_at=_until(), updated=DatabaseNow()))
         if taken:
             return True
         if SessionLease.objects.filter(session_id=session_id).exists():
@@ -30,36 +39,42 @@ def acquire(session_id: str, holder: str) -> bool:
             return False
     try:
         with transaction.atomic():
-            SessionLease.objects.create(session_id=session_id, holder=holder, expires_at=now + LEASE_MS,
-                                        status=IDLE, updated=now)
+            SessionLease.objects.create(session_id=session_id, holder=holder, expires_at=_until(),
+                                        status=IDLE, updated=DatabaseNow())
         return True
     except IntegrityError:
         return False
 
 
 def renew(session_id: str, holder: str) -> bool:
-    now = now_ms()
+    """False when the lease is no longer ours (it expired and another worker took it): stop working on it."""
     with transaction.atomic():
         return bool(SessionLease.objects.filter(session_id=session_id, holder=holder)
-                    .update(expires_at=now + LEASE_MS, updated=now))
+                    .update(expires_at=_until(), updated=DatabaseNow()))
 
 
 def set_status(session_id: str, holder: str, status: dict) -> None:
     with transaction.atomic():
-        SessionLease.objects.filter(session_id=session_id, holder=holder).update(status=status, updated=now_ms())
+        SessionLease.objects.filter(session_id=session_id, holder=holder).update(status=status,
+                                                                                 updated=DatabaseNow())
 
 
 def release(session_id: str, holder: str) -> bool:
     with transaction.atomic():
         return bool(SessionLease.objects.filter(session_id=session_id, holder=holder)
-                    .update(holder="", expires_at=0, status=IDLE, updated=now_ms()))
+                    .update(holder="", expires_at=0, status=IDLE, updated=DatabaseNow()))
 
 
 def is_live(session_id: str) -> bool:
-    return SessionLease.objects.filter(session_id=session_id, expires_at__gt=now_ms()).exclude(holder="").exists()
+    return SessionLease.objects.filter(live(), session_id=session_id).exists()
+
+
+def live_sessions(session_ids: list[str]) -> list[str]:
+    return list(SessionLease.objects.filter(live(), session_id__in=session_ids)
+                .values_list("session_id", flat=True))
 
 
 def dead_sessions(limit: int = 100) -> list[str]:
     """Sessions whose runner died: the lease is held by someone but has expired."""
-    return list(SessionLease.objects.filter(expires_at__lt=now_ms()).exclude(holder="")
+    return list(SessionLease.objects.filter(expires_at__lt=DatabaseNow()).exclude(holder="")
                 .values_list("session_id", flat=True)[:limit])

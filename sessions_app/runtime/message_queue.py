@@ -2,6 +2,7 @@
 order, so nothing older than the oldest pending one can be waiting), and the statuses the session shows."""
 from __future__ import annotations
 
+from agentserver import ids
 from sessions_app.models import Message
 
 IDLE = {"type": "idle"}
@@ -24,6 +25,9 @@ def pending_all(session_id: str) -> list[Message]:
 
 
 def next_pending(session_id: str) -> Message | None:
+    """Also makes the answer's ids sort after the session's newest message (agentserver.ids.observe): it may
+    come from a host whose clock is ahead of this one's."""
+    ids.observe(Message.objects.filter(session_id=session_id).order_by("-id").values_list("id", flat=True).first())
     after = last_answered_user_id(session_id)
     for message in Message.objects.filter(session_id=session_id, role="user", id__gt=after).order_by("id"):
         if not message.info.get(NO_REPLY_KEY):

@@ -20,7 +20,7 @@ def unknown_error(message: str) -> dict:
 
 def assistant_info(*, session_id: str, parent_id: str, agent_name: str, model: dict, cwd: str, root: str) -> dict:
     return {
-        "id": ids.ascending("msg"), "sessionID": session_id, "role": "assistant",
+        "id": ids.ascending_after("msg", parent_id), "sessionID": session_id, "role": "assistant",
         "time": {"created": now_ms()}, "parentID": parent_id,
         "modelID": model.get("modelID") or "", "providerID": model.get("providerID") or "",
         "mode": agent_name, "agent": agent_name, "path": {"cwd": cwd, "root": root},

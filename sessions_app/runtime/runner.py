@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Callable
 
 from asgiref.sync import ThreadSensitiveContext
@@ -38,6 +39,7 @@ class Runner:
         self.notify = notify
         self.abort_event = asyncio.Event()
         self.wake = False
+        self.lost = False  # the lease went to another worker, or could not be renewed in time
         self.finished = False
         self.task: asyncio.Task | None = None
         self.scope: RunScope | None = None
@@ -87,7 +89,7 @@ class Runner:
     async def _drain(self) -> None:
         """Answer the queue in order; idle when it is empty (and stay only if a prompt slipped in)."""
         scope, sid = self.scope, self.session_id
-        while True:
+        while not self.lost:
             woken, self.wake = self.wake, False
             if await self._resume(woken):
                 continue
@@ -105,6 +107,8 @@ class Runner:
                 self._deregister()  # synchronously after the last look: a later prompt starts a new runner
                 return
             if await turn.answer(scope, user):
+                if self.lost:
+                    return
                 await scope.abort_queue()
                 self.abort_event.clear()
 
@@ -121,14 +125,31 @@ class Runner:
         return resumed
 
     async def _renew(self) -> None:
+        """Keep the lease; a runner that lost it (expired, then adopted elsewhere) or cannot renew it before
+        it would expire stops at once: another worker may be answering the session by now."""
+        held_until = time.monotonic() + leases.LEASE_MS / 1000
         while True:
             await asyncio.sleep(RENEW_SECONDS)
+            asked = time.monotonic()
             try:
                 children = self.scope.children if self.scope is not None else ()
                 for session_id in [self.session_id, *children]:
-                    await free_db(leases.renew)(session_id, self.worker_id)
+                    renewed = await free_db(leases.renew)(session_id, self.worker_id)
+                    if session_id == self.session_id:
+                        if not renewed:
+                            return self._lost("lost its lease")
+                        held_until = asked + leases.LEASE_MS / 1000
             except Exception:
                 log.exception("lease renewal of %s", self.session_id)
+                if time.monotonic() >= held_until:
+                    return self._lost("could not renew its lease before it expired")
+
+    def _lost(self, why: str) -> None:
+        """Stop as an abort does (the step's model call and tools end, its message is closed), but leave
+        the queue and the session's status to the worker that holds the lease now."""
+        log.warning("runner of %s %s: stopping", self.session_id, why)
+        self.lost = True
+        self.abort()
 
     async def _listen(self) -> None:
         from channels.layers import get_channel_layer

@@ -1,6 +1,6 @@
 """Snapshots of a project's files (reference §5.7, opencode `snapshot/index.ts`).
 
-A private git repository per (owner, project, worktree) lives under DATA_DIR/snapshot/<owner>/<project>/
+A private git repository per (owner, project, worktree) lives under SHARED_DIR/snapshot/<owner>/<project>/
 <hash of worktree>; git runs with `--git-dir` there and `--work-tree` = the project's tree, so the user's own
 `.git` is never written. A snapshot is a tree object (`write-tree` of everything `git add .` picks up,
 honouring the tree's ignore files and the repo's info/exclude; files over 2 MiB are left out).
@@ -80,7 +80,7 @@ class Snapshots:
         # hooks are programs they chose. The snapshot store is in their own corner of the data dir.
         self.owner, self.roots = owner, roots
         self.worktree = worktree
-        base = os.path.join(str(settings.DATA_DIR), "snapshot")
+        base = os.path.join(str(settings.SHARED_DIR), "snapshot")
         digest = hashlib.sha1(worktree.encode()).hexdigest()
         owner, project = str(owner_id), str(project_id)
         if not (_SAFE_COMPONENT.match(owner) and _SAFE_COMPONENT.match(project)) or "." in (owner[0], project[0]):

@@ -14,7 +14,6 @@ import time
 import uuid
 
 from agentserver import loop as server_loop
-from agentserver.clock import now_ms
 from agentserver.loop import free_db
 from sessions_app.runtime import leases
 from sessions_app.runtime.runner import Runner, group_name
@@ -112,11 +111,8 @@ def abort(session_id: str, *, timeout: float = 30) -> None:
 def stop_runners(session_ids: list[str], *, limit: float = 5.0) -> None:
     """Abort the agent loops of sessions about to vanish, wherever they run, and let them wind down (they
     write their aborted message last). Best effort and bounded: deletion goes ahead regardless."""
-    from sessions_app.models import SessionLease
-
     def live() -> list[str]:
-        return list(SessionLease.objects.filter(session_id__in=session_ids, expires_at__gt=now_ms())
-                    .exclude(holder="").values_list("session_id", flat=True))
+        return leases.live_sessions(session_ids)
 
     running = live()
     if not running:

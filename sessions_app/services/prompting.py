@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from agentserver import ids
 from agentserver.clock import now_ms
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases, supervisor, waiting
@@ -32,7 +31,7 @@ def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tup
     agent_name = body.get("agent") or default_agent_name(config)
     agent = agent_get(config, agent_name)
     model = choose_model(context=context, config=config, session=session, agent=agent, requested=body.get("model"))
-    message_id = body.get("messageID") or ids.ascending("msg")
+    message_id = body.get("messageID") or message_service.new_message_id(session)
     info: dict = {"id": message_id, "sessionID": session.id, "role": "user", "time": {"created": now_ms()},
                   "agent": agent_name, "model": model}
     if body.get("system"):

@@ -79,7 +79,7 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
 
 def _run(session: Session, context, agent: str, model: dict, command: str, holder: str,
          message_id: str | None = None):
-    user_id = message_id or ids.ascending("msg")
+    user_id = message_id or message_service.new_message_id(session)
     message_service.message_save(session=session, info={
         "id": user_id, "sessionID": session.id, "role": "user", "time": {"created": now_ms()},
         "agent": agent, "model": model})
