@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -220,7 +221,7 @@ class Nginx:
 def start_nginx(prefix: Path, hosts: list[Host]) -> Nginx:
     port = free_port()
     conf = render_nginx(prefix, port, hosts)
-    base = ["nginx", "-p", str(prefix), "-e", str(prefix / "error.log"), "-c", str(conf)]
+    base = [shutil.which("nginx") or "/usr/sbin/nginx", "-p", str(prefix), "-e", str(prefix / "error.log"), "-c", str(conf)]
     checked = subprocess.run([*base, "-t"], check=False, capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
     process = subprocess.Popen(base, stdout=subprocess.DEVNULL, stderr=(prefix / "stderr.log").open("wb"),
