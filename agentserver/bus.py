@@ -203,6 +203,11 @@ class Bus:
                 if subscriber.token_id == token_id:
                     subscriber.close("revoked")
 
+    def close_all(self, reason: str) -> None:
+        for subs in list(self.by_owner.values()):
+            for subscriber in tuple(subs):
+                subscriber.close(reason)
+
     def resync_all(self) -> None:
         for subs in list(self.by_owner.values()):
             for subscriber in tuple(subs):

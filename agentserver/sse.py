@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse, StreamingHttpResponse
 
-from agentserver import bus, loop as server_loop
+from agentserver import bus, loop as server_loop, shutdown
 from agentserver.bus import BUS, GLOBAL, V2, Subscriber, server_event
 from agentserver.context import RuntimeContext
 from agentserver.errors import ApiError, TooManyRequests, error_response
@@ -100,6 +100,8 @@ async def open_stream(request, shape: str, *, authenticate: Authenticate, live_t
                             directory=context.directory if context else None,
                             workspace_id=context.workspace_id if context else None)
     BUS.add(subscriber)
+    if shutdown.stopping():
+        subscriber.close("stopping")  # the client reconnects (to another worker) and replays from its last id
     try:
         relay = bus.bridge()
         if relay is not None:
@@ -182,3 +184,8 @@ def _ensure_token_watch(loop: asyncio.AbstractEventLoop, live_tokens: LiveTokens
     global _token_watch
     if _token_watch is None or _token_watch.done():
         _token_watch = loop.create_task(_watch_tokens(live_tokens))
+
+
+# A stopping worker ends its streams at once: the ASGI server would otherwise wait for them forever, and their
+# clients reconnect to a worker that stays, replaying from their Last-Event-ID.
+shutdown.on_stop(lambda: BUS.close_all("stopping"))

@@ -4,7 +4,7 @@ other. The row's deletion is the single arbiter of who announces the end: whoeve
 pty.deleted."""
 from django.db import transaction
 
-from agentserver import events
+from agentserver import events, workers
 from pty_app.models import Pty
 
 
@@ -25,3 +25,28 @@ def pty_exited(*, pty_id: str, exit_code: int | None, announce_exit: bool) -> No
         if announce_exit:
             publish("pty.exited", {"id": pty_id, "exitCode": exit_code if exit_code is not None else 0}, row)
         publish("pty.deleted", {"id": pty_id}, row)
+
+
+def remove_orphans(rows: list[Pty]) -> None:
+    """Rows whose terminal is gone with its worker: delete them and announce pty.deleted (each once, by
+    whoever deletes it)."""
+    for row in rows:
+        with transaction.atomic():
+            if Pty.objects.filter(id=row.id, worker_id=row.worker_id).delete()[0]:
+                publish("pty.deleted", {"id": row.id}, row)
+
+
+def dead_workers(worker_ids: set[str]) -> set[str]:
+    return worker_ids - workers.alive(worker_ids)
+
+
+def remove_dead_workers_terminals() -> int:
+    """Every worker looks now and then (PtyManager's sweeper): a dead worker's terminals leave every list,
+    stop counting toward their owner's limit and are announced as deleted within a bounded time."""
+    others = set(Pty.objects.exclude(worker_id=workers.WORKER_ID).values_list("worker_id", flat=True).distinct())
+    dead = dead_workers(others) if others else set()
+    if not dead:
+        return 0
+    rows = list(Pty.objects.filter(worker_id__in=dead))
+    remove_orphans(rows)
+    return len(rows)

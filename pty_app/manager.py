@@ -11,9 +11,7 @@ import collections
 import contextvars
 import logging
 import os
-import secrets
 import signal
-import socket
 import threading
 import time
 
@@ -21,13 +19,13 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 from agentserver import loop as server_loop
-from agentserver import shutdown
+from agentserver import shutdown, workers
 from pty_app import conf, exits
 from pty_app.terminal import SpawnSpec, Terminal, signal_session
 
 log = logging.getLogger(__name__)
 
-HOST = socket.gethostname()
+HOST = workers.HOST
 GROUP_PREFIX = "pty."
 _LIVENESS_SECONDS = 1.0
 
@@ -53,7 +51,7 @@ class _Backlog:
 
 class PtyManager:
     def __init__(self) -> None:
-        self.worker_id = f"{HOST}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.worker_id = workers.WORKER_ID  # unique per process life: rows name it, never the host name
         self.loop: asyncio.AbstractEventLoop | None = None
         self.layer = None
         self.channel_name: str | None = None
@@ -87,6 +85,7 @@ class PtyManager:
         if self._started is None:
             self._started = self.loop.create_future()
             try:
+                await workers.start()  # announced before any row names this worker
                 self.layer = get_channel_layer()
                 if self.layer is not None:
                     self.channel_name = await self.layer.new_channel("ptyworker.")
@@ -293,8 +292,15 @@ class PtyManager:
 
     # -- reaping -----------------------------------------------------------------------------------------
     async def _sweeper(self) -> None:
+        next_orphan_check = 0.0
         while True:
             await asyncio.sleep(_LIVENESS_SECONDS)
+            if time.monotonic() >= next_orphan_check:
+                next_orphan_check = time.monotonic() + workers.ttl_seconds() / 2
+                try:
+                    await server_loop.free_db(exits.remove_dead_workers_terminals)()
+                except Exception:
+                    log.exception("removing dead workers' terminals")
             idle = conf.idle_seconds()
             now = time.monotonic()
             for terminal in list(self.terminals.values()):
@@ -324,9 +330,10 @@ class PtyManager:
         try:
             from pty_app.models import Pty
 
-            Pty.objects.filter(worker_id=self.worker_id).delete()
+            exits.remove_orphans(list(Pty.objects.filter(worker_id=self.worker_id)))  # announced: pty.deleted
         except Exception:  # noqa: BLE001  (the database may already be unreachable at exit)
             pass
+        workers.stop()
 
 
 def _graceful_hangup() -> None:
@@ -341,6 +348,17 @@ def _graceful_hangup() -> None:
 
 _manager: PtyManager | None = None
 _manager_lock = threading.Lock()
+
+
+async def on_request_started(sender=None, **kwargs) -> None:
+    """The first request starts the manager in every worker, PTYs or not: its heartbeat and its sweeper,
+    which removes a dead worker's terminals in a bounded time (agentserver.workers)."""
+    manager = get_manager()
+    if manager._started is None:
+        try:
+            await manager.ensure_started()
+        except Exception:
+            log.exception("could not start the PTY manager")
 
 
 def get_manager() -> PtyManager:

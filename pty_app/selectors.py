@@ -1,39 +1,27 @@
-"""Reads, always scoped to the caller. Rows whose worker is provably gone (same host, process dead) are
-stale: a crashed worker cannot clean up after itself, so readers do it."""
+"""Reads, always scoped to the caller. Rows whose worker is dead (agentserver.workers: its heartbeat expired,
+or on one host its process is gone) are orphans: a crashed worker cannot clean up after itself, so readers
+remove them (and announce it), as every worker's sweeper does now and then."""
 import os
 
 from agentserver.errors import NotFound
-from pty_app.manager import HOST, get_manager
+from pty_app.exits import dead_workers, remove_orphans
+from pty_app.manager import get_manager
 from pty_app.models import Pty
 
 
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def is_stale(row: Pty) -> bool:
-    manager = get_manager()
-    if row.worker_id == manager.worker_id:
-        return not manager.holds(row.id)
-    if row.worker_host != HOST:
-        return False  # another machine: only a remote request that goes unanswered can tell
-    if row.worker_pid == os.getpid():
-        return True  # our pid, but an earlier incarnation of this worker
-    return not _process_alive(row.worker_pid)
-
-
 def _live(rows) -> list[Pty]:
+    manager = get_manager()
+    rows = list(rows)
+    dead = dead_workers({row.worker_id for row in rows if row.worker_id != manager.worker_id})
     live, stale = [], []
     for row in rows:
-        (stale if is_stale(row) else live).append(row)
+        if row.worker_id == manager.worker_id:
+            gone = not manager.holds(row.id)
+        else:
+            gone = row.worker_id in dead
+        (stale if gone else live).append(row)
     if stale:
-        Pty.objects.filter(id__in=[row.id for row in stale]).delete()
+        remove_orphans(stale)
     return live
 
 

@@ -2,6 +2,8 @@
 # Set up, install the headless browser the admin test drives (Debian's chromium) if missing, run the suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The scaled mode (PostgreSQL) takes SECRET_KEY from the environment; a test run brings its own.
+if [[ "${DATABASE_URL:-}" == postgres* ]]; then export SECRET_KEY="${SECRET_KEY:-agentserver-tests-only-secret-key}"; fi
 ./scripts/setup.sh
 if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \

@@ -159,6 +159,10 @@ if os.environ.get("AGENTSERVER_TEST_DB_NAME"):
     DATABASES["default"]["TEST"] = {"NAME": os.environ["AGENTSERVER_TEST_DB_NAME"]}
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# A stopping worker (SIGTERM) lets its running turns finish this long, then hands their sessions over.
+GRACE_SECONDS = float(os.environ.get("AGENTSERVER_GRACE_SECONDS", "60"))
+# A worker whose Redis heartbeat is this old is dead (agentserver/workers.py): its terminals are removed.
+WORKER_TTL_SECONDS = float(os.environ.get("AGENTSERVER_WORKER_TTL_SECONDS", "10"))
 # Names the Redis event channel (agentserver/deployment.py); unset: the identity row of the database.
 DEPLOYMENT = os.environ.get("AGENTSERVER_DEPLOYMENT", "").strip()
 if REDIS_URL:

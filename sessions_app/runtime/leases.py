@@ -65,6 +65,13 @@ def release(session_id: str, holder: str) -> bool:
                     .update(holder="", expires_at=0, status=IDLE, updated=DatabaseNow()))
 
 
+def hand_over(session_id: str, holder: str) -> bool:
+    """Let the lease expire now but keep it held: every worker's janitor sees a session whose runner is gone
+    (dead_sessions) and one of them adopts it and answers what is queued. A stopping worker's way out."""
+    with transaction.atomic():
+        return bool(SessionLease.objects.filter(session_id=session_id, holder=holder).update(expires_at=0))
+
+
 def is_live(session_id: str) -> bool:
     return SessionLease.objects.filter(live(), session_id=session_id).exists()
 

@@ -40,6 +40,7 @@ class Runner:
         self.abort_event = asyncio.Event()
         self.wake = False
         self.lost = False  # the lease went to another worker, or could not be renewed in time
+        self.handing_over = False  # this worker is stopping: after the running turn, others take the session
         self.finished = False
         self.task: asyncio.Task | None = None
         self.scope: RunScope | None = None
@@ -47,6 +48,11 @@ class Runner:
 
     def abort(self) -> None:
         self.abort_event.set()
+
+    def hand_over(self) -> None:
+        """Finish the running turn (if any), then leave the session to another worker."""
+        self.handing_over = True
+        self.wake = True
 
     def _deregister(self) -> None:
         self.finished = True
@@ -90,6 +96,10 @@ class Runner:
         """Answer the queue in order; idle when it is empty (and stay only if a prompt slipped in)."""
         scope, sid = self.scope, self.session_id
         while not self.lost:
+            if self.handing_over:
+                await db(leases.hand_over)(sid, self.worker_id)
+                self._deregister()
+                return
             woken, self.wake = self.wake, False
             if await self._resume(woken):
                 continue
@@ -109,7 +119,8 @@ class Runner:
             if await turn.answer(scope, user):
                 if self.lost:
                     return
-                await scope.abort_queue()
+                if not self.handing_over:  # a stop's abort leaves the queue to the adopting worker
+                    await scope.abort_queue()
                 self.abort_event.clear()
 
     async def _resume(self, woken: bool) -> bool:

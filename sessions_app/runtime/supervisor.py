@@ -13,7 +13,10 @@ import threading
 import time
 import uuid
 
+from django.conf import settings
+
 from agentserver import loop as server_loop
+from agentserver import shutdown
 from agentserver.loop import free_db
 from sessions_app.runtime import leases
 from sessions_app.runtime.runner import Runner, group_name
@@ -23,6 +26,9 @@ WORKER_ID = uuid.uuid4().hex
 JANITOR_SECONDS = max(leases.LEASE_MS / 2000, 1.0)
 
 _janitor: asyncio.Task | None = None
+_draining = False  # this worker is stopping: no new turns here
+_drained: asyncio.Task | None = None
+_stop_registered = False
 # session id → Runner (or a child session's RunScope while a task call answers it)
 _runners: dict = {}
 _changed = threading.Condition()
@@ -47,8 +53,12 @@ def is_running_here(session_id: str) -> bool:
 
 async def start() -> None:
     """Capture the server loop and start the janitor (idempotent; runs on the loop)."""
-    global _janitor
+    global _janitor, _stop_registered
     loop = await server_loop.capture()
+    if not _stop_registered:
+        _stop_registered = True
+        shutdown.on_stop(_begin_drain)
+        shutdown.on_exit(_wait_drained)
     if _janitor is None or _janitor.done():
         _janitor = loop.create_task(_janitor_loop(), context=contextvars.Context())
 
@@ -66,6 +76,9 @@ async def ensure_runner(session_id: str) -> None:
     runner = _runners.get(session_id)
     if runner is not None and not runner.finished:
         runner.wake = True
+        return
+    if _draining:
+        await free_db(_hand_over_unstarted)(session_id)
         return
     runner = Runner(session_id, worker_id=WORKER_ID, registry=_runners, notify=notify)
     _runners[session_id] = runner
@@ -88,7 +101,7 @@ async def abort_runner(session_id: str) -> None:
 
 
 async def _janitor_loop() -> None:
-    while True:
+    while not _draining:
         try:
             for session_id in await free_db(leases.dead_sessions)():
                 if session_id not in _runners:
@@ -96,6 +109,57 @@ async def _janitor_loop() -> None:
         except Exception:
             log.exception("runner janitor")
         await asyncio.sleep(JANITOR_SECONDS)
+
+
+# ---- a graceful stop ------------------------------------------------------------------------------------
+
+def _begin_drain() -> None:
+    """On SIGTERM (agentserver.shutdown.on_stop), on the loop: take no new turns; each runner finishes the
+    turn it is on, then hands its session to the other workers (runtime/leases.py hand_over)."""
+    global _draining, _drained
+    if _draining:
+        return
+    _draining = True
+    runners = [r for r in _runners.values() if isinstance(r, Runner) and not r.finished]
+    for runner in runners:
+        runner.hand_over()
+    _drained = asyncio.get_running_loop().create_task(_drain(runners), context=contextvars.Context())
+
+
+async def _drain(runners: list[Runner]) -> None:
+    tasks = [r.task for r in runners if r.task is not None and not r.task.done()]
+    if not tasks:
+        return
+    _, late = await asyncio.wait(tasks, timeout=settings.GRACE_SECONDS)
+    if late:
+        # Past the grace period: what still runs is handed over as it stands; the adopting worker closes the
+        # interrupted message and resumes interrupted calls, as after a crash (runtime/resume.py).
+        log.warning("stopping with %d turns still running after %.0f s: handing them over", len(late),
+                    settings.GRACE_SECONDS)
+        for runner in runners:
+            if not runner.finished:
+                await free_db(leases.hand_over)(runner.session_id, runner.worker_id)
+
+
+async def _until_drained() -> None:
+    if not _draining:
+        _begin_drain()
+    if _drained is not None:
+        await _drained
+
+
+def _wait_drained() -> None:
+    """The exit hook: the worker ends only once its runners are done or handed over."""
+    try:
+        server_loop.call(_until_drained, timeout=settings.GRACE_SECONDS + 15)
+    except Exception:  # noqa: BLE001  (no loop any more: nothing runs here)
+        log.warning("could not wait for the runners to hand over", exc_info=True)
+
+
+def _hand_over_unstarted(session_id: str) -> None:
+    """A prompt that reached a stopping worker: another worker's janitor answers it."""
+    if leases.acquire(session_id, WORKER_ID):
+        leases.hand_over(session_id, WORKER_ID)
 
 
 # ---- from threads (services) ------------------------------------------------------------------------

@@ -2,20 +2,25 @@
 message "The following tool was executed by the user", an assistant message holding one `bash` tool part
 that streams the output into metadata.output, completed when the command exits.
 
-It holds the session's lease while it runs (a busy session → 409), so it never interleaves with a turn;
-prompts arriving meanwhile queue and are started when it ends. Abort kills its process group."""
+It holds the session's lease while it runs (a busy session → 409), renewing it as a runner does, so it never
+interleaves with a turn; prompts arriving meanwhile queue and are started when it ends. Abort kills its
+process group, from any worker: the shell listens on the session's channel-layer group as a runner does."""
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import threading
+import time
 import uuid
 
+from agentserver import loop as server_loop
 from agentserver import ids, sandbox
 from agentserver.errors import SessionBusy
 from agentserver.clock import now_ms
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases, parts, supervisor
 from sessions_app.runtime.message_queue import BUSY, IDLE, next_pending
+from sessions_app.runtime.runner import RENEW_SECONDS, group_name
 from sessions_app.runtime.tools.base import ToolResult
 from sessions_app.runtime.turn_setup import load_config, session_context
 from sessions_app.store import messages as message_service
@@ -40,6 +45,37 @@ def shell_abort(session_id: str) -> bool:
 
 
 
+def _listen_for_abort(session_id: str):
+    """An abort sent to another worker reaches the session's group (supervisor.abort_runner); a future to
+    cancel when the command ends, None without an event loop to listen on."""
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    loop = server_loop.captured()
+    if layer is None or loop is None or loop.is_closed():
+        return None
+    joined = threading.Event()
+
+    async def listen() -> None:
+        channel = await layer.new_channel()
+        await layer.group_add(group_name(session_id), channel)
+        joined.set()
+        try:
+            while True:
+                message = await layer.receive(channel)
+                if message.get("type") == "runner.abort":
+                    shell_abort(session_id)
+        finally:
+            try:
+                await layer.group_discard(group_name(session_id), channel)
+            except Exception:  # noqa: BLE001
+                pass
+
+    future = asyncio.run_coroutine_threadsafe(listen(), loop)
+    joined.wait(5)  # an abort sent right after the command started must not slip past
+    return future
+
+
 def _status(session: Session, holder: str, status: dict) -> None:
     leases.set_status(session.id, holder, status)
     message_service.publish_for(session, "session.status", {"sessionID": session.id, "status": status})
@@ -60,6 +96,7 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
     if not leases.acquire(session.id, holder):
         raise SessionBusy(f"Session is busy: {session.id}", sessionID=session.id)
     _running[session.id] = None
+    listener = _listen_for_abort(session.id)
     try:
         if session.revert:  # a staged revert becomes final before the command's messages 
             from sessions_app.services.revert import revert_cleanup
@@ -68,6 +105,8 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
         _status(session, holder, BUSY)
         return _run(session, context, agent, model, command, holder, message_id)
     finally:
+        if listener is not None:
+            listener.cancel()
         _running.pop(session.id, None)
         _aborted.discard(session.id)
         leases.release(session.id, holder)
@@ -115,7 +154,12 @@ def _run(session: Session, context, agent: str, model: dict, command: str, holde
 
     threading.Thread(target=pump, daemon=True).start()
     last = ""
+    renew_at = time.monotonic() + RENEW_SECONDS
     while not done.wait(UPDATE_SECONDS):
+        if time.monotonic() >= renew_at:
+            renew_at = time.monotonic() + RENEW_SECONDS
+            if not leases.renew(session.id, holder):  # the session went to another worker: stop
+                shell_abort(session.id)
         text = output.decode(errors="replace")
         if text != last:
             last = text

@@ -1,0 +1,85 @@
+"""Worker liveness (agentserver/workers.py): a worker killed with -9 takes its terminals with it — they leave
+every list, stop counting toward their owner's limit and are announced as deleted — while a live worker's
+terminals stay, even when its host has the same name as ours and its pid means nothing here."""
+import os
+import signal
+
+import pytest
+
+from tests.events.sse_client import open_stream
+from tests.pty.conftest import shell_body, wait_for
+from tests.runner.test_restart_and_retry import Remote
+
+FAST_LIVENESS = {"AGENTSERVER_WORKER_TTL_SECONDS": "2", "AGENTSERVER_PTY_MAX_PER_USER": "1"}
+
+
+@pytest.fixture
+def scaled():
+    from django.db import connection
+
+    if not os.environ.get("REDIS_URL") or connection.vendor != "postgresql":
+        pytest.skip("needs REDIS_URL and PostgreSQL")
+
+
+def test_a_killed_workers_terminals_are_removed_and_announced(alice, server_factory, scaled):
+    first = Remote(alice, server_factory(FAST_LIVENESS).url)
+    doomed_worker = server_factory(FAST_LIVENESS)
+    doomed = Remote(alice, doomed_worker.url)
+    pty = doomed.post("/pty", json=shell_body()).json()
+    assert [p["id"] for p in first.get("/pty").json()] == [pty["id"]]
+    refused = first.post("/pty", json=shell_body())
+    assert refused.status_code == 429  # the terminal on the other worker counts toward alice's limit
+
+    with open_stream(alice, "/global/event", base_url=first.base_url) as stream:
+        stream.next()  # server.connected
+        doomed_worker.stop(signal.SIGKILL)
+        try:
+            deleted = None
+            while deleted is None:
+                frame = stream.next()
+                assert frame is not None, "the stream ended before pty.deleted"
+                if frame.data["payload"]["type"] == "pty.deleted":
+                    deleted = frame.data["payload"]["properties"]
+        finally:
+            os.killpg(pty["pid"], signal.SIGKILL) if _alive(pty["pid"]) else None
+    assert deleted == {"id": pty["id"]}
+    assert first.get("/pty").json() == []
+    assert first.get(f"/pty/{pty['id']}").status_code == 404
+    replacement = first.post("/pty", json=shell_body())
+    assert replacement.status_code == 200, replacement.text
+    assert first.client.delete(f"/pty/{replacement.json()['id']}").json() is True
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_a_live_worker_on_a_host_with_our_name_keeps_its_terminals(alice, server, scaled):
+    """Its pid does not exist here; only its heartbeat says whether it lives."""
+    import redis
+
+    from agentserver import workers
+    from agentserver.models import EventLog
+    from pty_app.models import Pty
+
+    twin = f"{workers.HOST}:999999:0badcafe"
+    beat = redis.Redis.from_url(os.environ["REDIS_URL"])
+    beat.set(workers._key(twin), "1", ex=60)
+    Pty.objects.create(id="pty_0000000000000TwinHostTerminal", owner=alice.user, directory=str(alice.repo),
+                       title="twin", command="/bin/sh", cwd=str(alice.repo), worker_id=twin,
+                       worker_host=workers.HOST, worker_pid=999999, worker_channel="")
+    try:
+        listed = alice.get("/pty", params={"directory": str(alice.repo)}).json()
+        assert [p["id"] for p in listed] == ["pty_0000000000000TwinHostTerminal"]
+        assert Pty.objects.filter(worker_id=twin).exists()
+    finally:
+        beat.delete(workers._key(twin))  # now it is dead
+    assert wait_for(lambda: alice.get("/pty", params={"directory": str(alice.repo)}).json() == [])
+    assert not Pty.objects.filter(worker_id=twin).exists()
+    assert wait_for(lambda: EventLog.objects.filter(owner_id=alice.user.pk, type="pty.deleted").exists())
+    [announced] = EventLog.objects.filter(owner_id=alice.user.pk, type="pty.deleted")
+    assert announced.properties == {"id": "pty_0000000000000TwinHostTerminal"}
