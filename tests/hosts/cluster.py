@@ -23,6 +23,13 @@ import httpx
 
 from tests.conftest import ROOT, _die_with_parent, database_url_for, free_port
 
+
+def _killed_with_parent() -> None:
+    """A host must not outlive a killed test run; SIGKILL, as its graceful stop could wait on open streams."""
+    import ctypes
+
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
 DEPLOY_NGINX = ROOT / "deploy" / "nginx-agentserver.conf"
 STEER_HEADER = "X-Agentserver-Host"
 
@@ -73,15 +80,18 @@ class Host:
     def start(self) -> None:
         self.starts += 1
         self.log_path = self.log_dir / f"host-{self.name}-{self.starts}.log"
+        # A machine of its own: its hostname (UTS namespace) and its processes (PID namespace, with its own
+        # /proc). When the namespace's first process dies, the kernel kills every other one in it.
         command = [
-            "unshare", "--uts", "--", "sh", "-c", 'hostname "$1" && shift && exec "$@"', "sh", self.hostname,
+            "unshare", "--uts", "--pid", "--fork", "--kill-child=SIGKILL", "--mount-proc", "--",
+            "sh", "-c", 'hostname "$1" && shift && exec "$@"', "sh", self.hostname,
             "env", f"FAKETIME={self.clock_offset}", f"LD_PRELOAD={self.preload}",
             sys.executable, "-m", "server.serve", "--host", "127.0.0.1", "--port", str(self.port),
             "--workers", str(self.workers), "--log-level", "info", "--access-log",
         ]
         self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=self.log_path.open("wb"),
                                         stderr=subprocess.STDOUT, start_new_session=True,
-                                        preexec_fn=_die_with_parent)  # noqa: PLW1509  (before any thread)
+                                        preexec_fn=_killed_with_parent)  # noqa: PLW1509  (before any thread)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -104,38 +114,33 @@ class Host:
             return set()
         return {self.process.pid} | descendants(self.process.pid)
 
-    def worker_pids(self) -> set[int]:
-        """The uvicorn worker processes (children of the supervisor that run the application)."""
-        return set(_children().get(self.process.pid, [])) if self.alive else set()
+    def _first_process(self) -> int:
+        """The host's `server.serve` (pid 1 of its namespace), the child of `unshare`."""
+        children = _children().get(self.process.pid, [])
+        assert len(children) == 1, children
+        return children[0]
 
     def kill(self) -> None:
-        """The machine dies: every process of the host (workers, terminals, sandboxes, tools) gets SIGKILL.
-        Stopped first, so none can start another or notice the others dying."""
+        """The machine dies: SIGKILL to `unshare`, which kills its child (--kill-child), the first process of the
+        host's PID namespace, and with it the kernel kills every process of the host (workers, terminals,
+        sandboxes, tools) at once."""
         if self.process is None:
             return
-        stopped: set[int] = set()
-        while True:
-            alive = self.pids() - stopped
-            if not alive:
-                break
-            for pid in alive:
-                try:
-                    os.kill(pid, signal.SIGSTOP)
-                except ProcessLookupError:
-                    pass
-            stopped |= alive
-        for pid in stopped:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        remaining = self.pids()
+        if self.process.poll() is None:
+            self.process.kill()
         self.process.wait(10)
+        deadline = time.monotonic() + 10
+        while remaining and time.monotonic() < deadline:
+            remaining = {pid for pid in remaining if os.path.exists(f"/proc/{pid}")}
+            time.sleep(0.05)
+        assert not remaining, f"host {self.name}: processes survived the kill: {remaining}"
 
     def stop(self, timeout: float = 90) -> int:
         """A graceful stop, as systemd's (KillMode=mixed): SIGTERM to the main process only."""
         if not self.alive:
             return self.process.returncode if self.process else 0
-        self.process.send_signal(signal.SIGTERM)
+        os.kill(self._first_process(), signal.SIGTERM)
         try:
             return self.process.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -256,8 +261,7 @@ class Cluster:
     def stop(self) -> None:
         self.nginx.stop()
         for host in self.hosts.values():
-            if host.alive:
-                host.stop(timeout=30)
+            host.kill()  # the end of the module: no need to be gentle, and nothing may outlive it
 
 
 def host_env(*, name: str, data_dir: Path, shared_dir: Path, keys: dict) -> dict:
