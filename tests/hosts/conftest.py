@@ -26,7 +26,8 @@ def _require(program: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def cluster(django_db_setup, django_db_blocker, tmp_path_factory):
+def cluster(request, django_db_setup, django_db_blocker, tmp_path_factory):
+    """The two hosts and nginx, for a module (a module may name the hosts: HOSTNAMES = {"a": ..., "b": ...})."""
     for program in ("nginx", "faketime", "unshare", "cc"):
         _require(program)
     from cryptography.fernet import Fernet
@@ -41,7 +42,8 @@ def cluster(django_db_setup, django_db_blocker, tmp_path_factory):
     with django_db_blocker.unblock():
         for name, offset in CLOCKS.items():
             data_dir = tmp_path_factory.mktemp(f"host-{name}-data")
-            hosts[name] = Host(name=name, hostname=f"host-{name}", clock_offset=offset, preload=preload,
+            hostname = getattr(request.module, "HOSTNAMES", {}).get(name, f"host-{name}")
+            hosts[name] = Host(name=name, hostname=hostname, clock_offset=offset, preload=preload,
                                data_dir=data_dir, env=host_env(name=name, data_dir=data_dir, shared_dir=shared, keys=keys),
                                workers=WORKERS_PER_HOST, log_dir=logs)
     cluster = None
