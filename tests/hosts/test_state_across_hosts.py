@@ -150,3 +150,63 @@ def test_a_worktree_made_on_one_host_works_from_the_other(alice, bob, fake_llm):
     assert not os.path.exists(directory)
     assert directory not in worktree_list(alice.repo)
     assert a.get("/experimental/worktree", params=params).json() == []
+
+
+def shared_dir_worktree(persona, tmp_path, host: str) -> tuple[dict, Path]:
+    """A repository that is itself a root has no room beside it: its worktree goes to the server's shared dir
+    (AGENTSERVER_SHARED_DIR)."""
+    from auth_app.tokens import roots_add
+    from tests.conftest import make_repo
+
+    solo = make_repo(tmp_path / "solo", {"README.md": "solo\n"})
+    roots_add(user=persona.user, path=str(solo))
+    made = via(persona, host).post("/api/workspace", json={"type": "worktree", "directory": str(solo),
+                                                           "name": "shared one"})
+    assert made.status_code == 200, made.text
+    return made.json(), solo
+
+
+def test_a_worktree_the_server_keeps_in_the_shared_dir_works_from_the_other_host(alice, bob, hosts_up, tmp_path):
+    a, b = via(alice, "a"), via(alice, "b")
+    workspace, solo = shared_dir_worktree(alice, tmp_path, "a")
+    directory = workspace["directory"]
+    shared = hosts_up.hosts["a"].env["AGENTSERVER_SHARED_DIR"]
+    assert directory.startswith(shared + os.sep) and workspace["createdByServer"] is True
+
+    assert b.post("/api/workspace/sync").status_code == 200  # keeps it: host b sees the directory too
+    assert b.get(f"/api/workspace/{workspace['id']}").json()["directory"] == directory
+    assert directory in worktree_list(solo)
+    vcs = b.get("/api/vcs", params={"workspace": workspace["id"]})  # git, on host b, in the worktree
+    assert vcs.status_code == 200, vcs.text
+    assert vcs.json()["branch"] == workspace["branch"]
+    read = b.get("/api/fs/file", params={"workspace": workspace["id"], "path": "README.md"})
+    assert read.status_code == 200, read.text
+    assert "solo" in read.text
+    assert via(bob, "b").get(f"/api/workspace/{workspace['id']}").status_code == 404
+    session = b.post("/api/session", params={"workspace": workspace["id"]}, json={"title": "in the worktree"})
+    assert session.status_code == 200, session.text
+    assert session.json()["data"]["directory"] == directory
+
+    removed = b.delete(f"/api/workspace/{workspace['id']}", params={"removeFiles": "true"})
+    assert removed.status_code == 200, removed.text
+    assert not os.path.exists(directory) and directory not in worktree_list(solo)
+    assert a.get(f"/api/workspace/{workspace['id']}").status_code == 404
+
+
+def test_an_agent_turn_on_the_other_host_works_in_a_shared_dir_worktree(alice, fake_llm, hosts_up, tmp_path):
+    """Fails on one host as well (not a matter of hosts): the tools confine paths to the user's roots only
+    (sessions_app/runtime/tools/base.py confine), so a server-made worktree outside them is "Access denied"."""
+    configure_fake_provider(alice, fake_llm)
+    workspace, _ = shared_dir_worktree(alice, tmp_path, "a")
+    directory = workspace["directory"]
+    b = via(alice, "b")
+    sid = b.post("/api/session", params={"workspace": workspace["id"]}, json={"title": "t"}).json()["data"]["id"]
+    fake_llm.script(Reply(tool_calls=[("bash", {"command": "cat README.md > seen.txt; hostname",
+                                                "description": "shared worktree"})]),
+                    Reply(text="done in the shared worktree"))
+    answer = b.post(f"/session/{sid}/message", json=text_prompt("work there"))
+    assert answer.status_code == 200, answer.text
+    tools = [p["state"] for m in b.get(f"/session/{sid}/message").json() for p in m["parts"] if p["type"] == "tool"]
+    assert Path(directory, "seen.txt").exists(), tools
+    assert Path(directory, "seen.txt").read_text() == "solo\n"
+    assert "host-b" in tools[0]["output"]
