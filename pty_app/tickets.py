@@ -9,9 +9,11 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from django.db import transaction
+from django.db.models import Q
 
+from agentserver.clock import DatabaseNow
 from pty_app import selectors
-from pty_app.models import PtyTicket, now_ms
+from pty_app.models import PtyTicket
 
 TICKET_SECONDS = 60
 _CONNECT_PATH = re.compile(r"^/(?:api/)?pty/([^/]+)/connect/?$")
@@ -24,22 +26,22 @@ def _hash(ticket: str) -> str:
 def ticket_create(*, user, pty_id: str) -> dict:
     selectors.pty_get(user=user, pty_id=pty_id)
     ticket = "ptk_" + secrets.token_urlsafe(32)
-    now = now_ms()
-    with transaction.atomic():
-        PtyTicket.objects.filter(expires_at__lte=now).delete()
+    with transaction.atomic():  # expiry by the database's clock: the redeeming host's may differ from ours
+        PtyTicket.objects.filter(expires_at__lte=DatabaseNow()).delete()
         PtyTicket.objects.create(key_hash=_hash(ticket), owner=user, pty_id=pty_id,
-                                 expires_at=now + TICKET_SECONDS * 1000)
+                                 expires_at=DatabaseNow() + TICKET_SECONDS * 1000)
     return {"ticket": ticket, "expires_in": TICKET_SECONDS}
 
 
 def ticket_redeem(*, ticket: str, pty_id: str):
     """The ticket's user when it is valid for this PTY, else None. Either way the ticket is used up."""
     with transaction.atomic():
-        row = PtyTicket.objects.select_for_update().select_related("owner").filter(key_hash=_hash(ticket)).first()
+        row = (PtyTicket.objects.select_for_update().select_related("owner").filter(key_hash=_hash(ticket))
+               .annotate(expired=Q(expires_at__lte=DatabaseNow())).first())
         if row is None:
             return None
         row.delete()
-    if row.pty_id != pty_id or row.expires_at <= now_ms() or not row.owner.is_active:
+    if row.pty_id != pty_id or row.expired or not row.owner.is_active:
         return None
     return row.owner
 

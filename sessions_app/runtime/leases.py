@@ -67,9 +67,11 @@ def release(session_id: str, holder: str) -> bool:
 
 def hand_over(session_id: str, holder: str) -> bool:
     """Let the lease expire now but keep it held: every worker's janitor sees a session whose runner is gone
-    (dead_sessions) and one of them adopts it and answers what is queued. A stopping worker's way out."""
+    (dead_sessions) and one of them adopts it and answers what is queued. A stopping worker's way out; a
+    lease it released meanwhile is taken back to be handed over, one another worker took is left alone."""
     with transaction.atomic():
-        return bool(SessionLease.objects.filter(session_id=session_id, holder=holder).update(expires_at=0))
+        return bool(SessionLease.objects.filter(Q(holder=holder) | Q(holder=""), session_id=session_id)
+                    .update(holder=holder, expires_at=0))
 
 
 def is_live(session_id: str) -> bool:

@@ -139,8 +139,10 @@ class Runner:
         """Keep the lease; a runner that lost it (expired, then adopted elsewhere) or cannot renew it before
         it would expire stops at once: another worker may be answering the session by now."""
         held_until = time.monotonic() + leases.LEASE_MS / 1000
-        while True:
+        while not self.lost:
             await asyncio.sleep(RENEW_SECONDS)
+            if self.lost:
+                return
             asked = time.monotonic()
             try:
                 children = self.scope.children if self.scope is not None else ()

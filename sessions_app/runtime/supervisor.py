@@ -132,13 +132,18 @@ async def _drain(runners: list[Runner]) -> None:
         return
     _, late = await asyncio.wait(tasks, timeout=settings.GRACE_SECONDS)
     if late:
-        # Past the grace period: what still runs is handed over as it stands; the adopting worker closes the
-        # interrupted message and resumes interrupted calls, as after a crash (runtime/resume.py).
+        # Past the grace period: what still runs stops here and is handed over as it stands; the adopting
+        # worker closes the interrupted message and resumes interrupted calls, as after a crash
+        # (runtime/resume.py).
         log.warning("stopping with %d turns still running after %.0f s: handing them over", len(late),
                     settings.GRACE_SECONDS)
-        for runner in runners:
-            if not runner.finished:
-                await free_db(leases.hand_over)(runner.session_id, runner.worker_id)
+        running = [r for r in runners if not r.finished]
+        for runner in running:
+            runner.lost = True  # no renewal, no further turn
+            runner.task.cancel()
+        await asyncio.wait(late, timeout=5)
+        for runner in running:
+            await free_db(leases.hand_over)(runner.session_id, runner.worker_id)
 
 
 async def _until_drained() -> None:

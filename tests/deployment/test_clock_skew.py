@@ -14,8 +14,7 @@ FAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 
 def skewed(offset: str, **extra) -> dict:
     """A worker whose wall clock is `offset` off (its monotonic clock left alone: timeouts stay real)."""
-    return {"LD_PRELOAD": FAKETIME, "FAKETIME": offset, "FAKETIME_DONT_FAKE_MONOTONIC": "1",
-            "FAKETIME_NO_CACHE": "1", **extra}
+    return {"LD_PRELOAD": FAKETIME, "FAKETIME": offset, "FAKETIME_DONT_FAKE_MONOTONIC": "1", **extra}
 
 
 @pytest.fixture

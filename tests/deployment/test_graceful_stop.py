@@ -80,6 +80,30 @@ def test_a_stopping_worker_finishes_its_turn_and_hands_the_queue_over(alice, llm
                and f.data["payload"]["properties"]["info"]["time"].get("completed") for f in replayed)
 
 
+def test_a_turn_longer_than_the_grace_period_is_handed_over_and_the_queue_answered(
+        alice, llm, session_of, server_factory, scaled):
+    stopping_worker = server_factory({"AGENTSERVER_GRACE_SECONDS": "2"})
+    stopping = Remote(alice, stopping_worker.url)
+    sid = session_of()["id"]
+    llm.script(Reply(text=" ".join(f"w{i}" for i in range(100)), delay=0.2), Reply(text="answered after all"))
+    assert stopping.post(f"/session/{sid}/prompt_async", json=text_prompt("very slow")).status_code == 204
+    wait_until(lambda: (a := assistants(alice, sid)) and len(a[0]["parts"]) > 1 and a[0]["parts"][1].get("text"))
+    assert stopping.post(f"/session/{sid}/prompt_async", json=text_prompt("queued")).status_code == 204
+    stopping_worker.process.send_signal(signal.SIGTERM)
+    stopping_worker.process.wait(30)
+    assert "handing them over" in stopping_worker.log()
+
+    users = [m["info"]["id"] for m in alice.get(f"/session/{sid}/message").json() if m["info"]["role"] == "user"]
+    # The worker that stayed adopts it: the cut turn is closed, nothing it had streamed is lost, the queue answered.
+    queued = wait_until(lambda: [a for a in assistants(alice, sid) if a["info"]["parentID"] == users[1]
+                                 and a["info"]["time"].get("completed")], timeout=40)[0]
+    assert queued["parts"][1]["text"] == "answered after all"
+    cut = assistants(alice, sid)[0]
+    assert cut["info"]["error"]["name"] == "MessageAbortedError" and cut["info"]["time"]["completed"]
+    assert cut["parts"][1]["text"].startswith("w0 w1 w2")
+    wait_until(lambda: sid not in alice.get("/session/status").json())
+
+
 def test_a_shell_keeps_its_lease_and_hears_an_abort_sent_to_another_worker(alice, llm, session_of, server_factory,
                                                                            scaled):
     short_lease = {"AGENTSERVER_LEASE_MS": "1500"}
@@ -90,7 +114,7 @@ def test_a_shell_keeps_its_lease_and_hears_an_abort_sent_to_another_worker(alice
 
     def run() -> None:
         result["body"] = runs_it.post(f"/session/{sid}/shell",
-                                      json={"agent": "build", "command": "echo started; sleep 60"}).json()
+                                      json={"agent": "build", "command": "echo started; sleep 613"}).json()
 
     thread = threading.Thread(target=run)
     thread.start()
@@ -105,4 +129,4 @@ def test_a_shell_keeps_its_lease_and_hears_an_abort_sent_to_another_worker(alice
     assert not thread.is_alive(), "the shell did not hear the abort"
     output = result["body"]["parts"][0]["state"]["output"]
     assert output.startswith("started\n") and "User aborted the command" in output
-    assert not subprocess.run(["pgrep", "-f", "^sleep 60$"], capture_output=True, check=False).stdout
+    wait_until(lambda: not subprocess.run(["pgrep", "-f", "^sleep 613$"], capture_output=True, check=False).stdout)
