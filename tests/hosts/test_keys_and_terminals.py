@@ -27,7 +27,9 @@ def test_each_host_has_its_own_clock(alice, hosts_up):
         response = httpx.get(f"{host.url}/global/health")
         after = time.time()
         stamped = parsedate_to_datetime(response.headers["date"]).timestamp()  # whole seconds
-        assert before + offset - 1 <= stamped <= after + offset, (name, before, stamped, after)
+        # libfaketime's relative offset is not exact to the second (seen: -4 s gave -4 to -6 s under load)
+        drift = stamped - (before + after) / 2
+        assert abs(drift - offset) <= 3 and (offset == 0 or (drift > 0) == (offset > 0)), (name, drift)
 
 
 def test_a_provider_key_stored_through_one_host_is_used_by_the_other(alice, bob, fake_llm, hosts_up):
