@@ -9,6 +9,16 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
     || echo "warning: could not install chromium; the browser test will be skipped"
 fi
+# The two-host tests (tests/hosts, PostgreSQL + Redis only) start a real nginx from deploy/ and give each simulated
+# host its own wall clock with libfaketime (plus a small preload built with cc): Debian's nginx-light, faketime, gcc.
+hosts_missing=()
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || hosts_missing+=(nginx-light)
+command -v faketime >/dev/null 2>&1 || hosts_missing+=(faketime)
+command -v cc >/dev/null 2>&1 || hosts_missing+=(gcc libc6-dev)
+if [ ${#hosts_missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${hosts_missing[@]}" >/dev/null) \
+    || echo "warning: could not install ${hosts_missing[*]}; the two-host tests will fail on PostgreSQL + Redis"
+fi
 # opencode's own clients (tests/clients) run the stock 1.18.33 binary and JS SDK; they skip when missing.
 if { ! ls .tools/node_modules/opencode-linux-*/bin/opencode || [ ! -e .tools/node_modules/@opencode-ai/sdk ]; } \
     >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
