@@ -93,9 +93,15 @@ def relative_title(ctx: ToolContext, path: str) -> str:
 
 
 async def user_roots(ctx: ToolContext) -> list[str]:
+    """The directories the session's tools may touch: the user's roots, and the worktree of a server-made
+    workspace the session runs in (under AGENTSERVER_SHARED_DIR, outside the roots), as its HTTP routes do."""
     from auth_app.tokens import roots_of
+    from projects_app.contexts import server_workspace_directories
 
-    return await free_db(roots_of)(ctx.context.user)
+    def allowed(user, workspace_id):
+        return roots_of(user) + server_workspace_directories(user, workspace_id)
+
+    return await free_db(allowed)(ctx.context.user, ctx.context.workspace_id)
 
 
 async def confine(ctx: ToolContext, path: str, *, kind: str = "file") -> str:
