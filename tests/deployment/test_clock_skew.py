@@ -6,15 +6,22 @@ import time
 import pytest
 
 from tests.fakes.fixtures import Reply
+from tests.hosts.cluster import faketime_preload
 from tests.runner.conftest import text_prompt, wait_idle, wait_until
 from tests.runner.test_restart_and_retry import Remote
 
-FAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 
 
-def skewed(offset: str, **extra) -> dict:
-    """A worker whose wall clock is `offset` off (its monotonic clock left alone: timeouts stay real)."""
-    return {"LD_PRELOAD": FAKETIME, "FAKETIME": offset, "FAKETIME_DONT_FAKE_MONOTONIC": "1", **extra}
+@pytest.fixture(scope="module")
+def skewed(tmp_path_factory):
+    """`skewed(offset)`: the environment of a worker whose wall clock is `offset` off, preloaded as the two-host
+    tests' hosts are (tests/hosts/cluster.py: libfaketime behind the fix that keeps Python's sleeps working)."""
+    preload = faketime_preload(tmp_path_factory.mktemp("faketime"))
+
+    def environment(offset: str, **extra) -> dict:
+        return {"LD_PRELOAD": preload, "FAKETIME": offset, **extra}
+
+    return environment
 
 
 @pytest.fixture
@@ -30,7 +37,7 @@ def assistants(persona, sid: str) -> list[dict]:
     return [m for m in persona.get(f"/session/{sid}/message").json() if m["info"]["role"] == "assistant"]
 
 
-def test_the_skewed_worker_really_runs_on_another_clock(alice, server_factory, shared_database):
+def test_the_skewed_worker_really_runs_on_another_clock(alice, server_factory, shared_database, skewed):
     ahead = server_factory(skewed("+60s"))
     session = Remote(alice, ahead.url).post("/session", params={"directory": str(alice.repo)}, json={}).json()
     here = alice.get(f"/session/{session['id']}").json()
@@ -38,7 +45,7 @@ def test_the_skewed_worker_really_runs_on_another_clock(alice, server_factory, s
 
 
 def test_a_prompt_after_an_answer_from_a_host_ahead_sorts_after_it_and_is_answered(
-        alice, llm, session_of, server_factory, shared_database):
+        alice, llm, session_of, server_factory, shared_database, skewed):
     ahead = Remote(alice, server_factory(skewed("+60s")).url)
     sid = session_of()["id"]
     llm.script(Reply(text="answered ahead"), Reply(text="answered here"))
@@ -55,7 +62,7 @@ def test_a_prompt_after_an_answer_from_a_host_ahead_sorts_after_it_and_is_answer
 
 
 def test_a_host_whose_clock_is_ahead_never_adopts_a_live_lease(alice, llm, session_of, server_factory,
-                                                                shared_database):
+                                                                shared_database, skewed):
     ahead = Remote(alice, server_factory(skewed("+60s")).url)
     sid = session_of()["id"]
     words = " ".join(f"w{i}" for i in range(40))
