@@ -7,6 +7,7 @@ import base64
 import binascii
 import json
 from collections.abc import Callable
+from typing import ClassVar
 
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import URLPattern, path
@@ -18,6 +19,13 @@ from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest, invalid_input
 
 MAX_ID = 64
+# The path parameters that are ids, by name, and their prefix: ApiView refuses any other value (400, kind
+# Params) before the handler runs, and /doc states the same pattern. A view whose parameter of another name
+# is an id, or whose `requestID` is a question's, says so in its own `path_ids`.
+PATH_IDS = {"sessionID": "ses", "messageID": "msg", "partID": "prt", "permissionID": "per", "questionID": "que",
+            "ptyID": "pty", "workspaceID": "wrk", "accountID": "acc"}
+# Path parameters that are not ids but have a longest value the views take (/doc states it).
+PATH_MAX_LENGTHS = {"providerID": 255, "projectID": 128}
 
 # ---- the runtime context of a request ------------------------------------------------------------------
 # How a request's directory becomes a RuntimeContext (git, projects, workspaces, the user's roots) is
@@ -36,9 +44,15 @@ class ApiView(APIView):
     """Authenticated view. `self.context(request)` resolves the runtime context (403 outside roots)."""
 
     allow_workspace = False
+    path_ids: ClassVar[dict[str, str]] = {}  # path parameters that are ids beyond PATH_IDS: name -> prefix
+    answers: tuple[int, ...] = ()  # error statuses beyond the edge's own (409, 429, 503), for /doc
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        for name, value in kwargs.items():
+            prefix = self.path_ids.get(name) or PATH_IDS.get(name)
+            if prefix:
+                id_param(value, prefix, ID_LABELS[prefix])
         if request.method in ("POST", "PUT", "PATCH"):
             # Parse now, so a malformed body is a 400 on every route, even one that ignores its body or
             # would have answered 404 first.
@@ -247,7 +261,7 @@ def route(pattern: str, view, *operation_ids: str) -> URLPattern:
     operations the view serves (its `operation_ids`), so grepping any of them finds the line that routes it."""
     if not operation_ids:
         raise ImproperlyConfigured(f"{pattern}: a route names its operation ids")
-    if isinstance(view, tuple) or isinstance(view, type):
+    if isinstance(view, (tuple, type)):
         views = view if isinstance(view, tuple) else (view,)
         view_class = views[0] if len(views) == 1 else combine(*views)
         served = set(getattr(view_class, "operation_ids", {}).values())

@@ -1,15 +1,157 @@
-"""OpenAPI generation (/doc): every operation is named with the spec's operation id (the view's
-`operation_ids`), routes that are not DRF views (the SSE streams) are listed too, and plain APIViews
-without serializers are documented without spectacular's warnings."""
+"""OpenAPI generation (/doc) from the edge's own declarations, so the document states what the views enforce.
+
+- Bodies and queries: read from the very calls a handler makes (`parse(Serializer, request.data)`,
+  `parse_query(Serializer, request)`, `body_object(request.data)`), following the view's own methods and its
+  module's helpers; the serializer found is the one that validates, so the document cannot drift from it.
+- Path ids: `agentserver.api.PATH_IDS`, the table `ApiView` validates path parameters with.
+- Answers: the handler's success status (`status=204` in its source, else 200) and every error the edge and
+  the view can give, each in the spec's error shape (`ERROR_STATUSES`, `ApiView.answers`).
+- Operation ids: the view's `operation_ids`; routes that are not DRF views (the event streams) are listed too.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import re
+import textwrap
+
 from django.urls import URLPattern, URLResolver, get_resolver
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.extensions import (
+    OpenApiAuthenticationExtension,
+    OpenApiSerializerFieldExtension,
+)
 from drf_spectacular.openapi import AutoSchema
-from rest_framework.views import APIView
+from drf_spectacular.plumbing import build_basic_type
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from rest_framework.permissions import AllowAny
+
+from agentserver import api
 
 V2_PREFIX = "v2:"
+JSON = "application/json"
+# What any route of the edge may answer besides its success, and why.
+ERROR_STATUSES = {
+    400: "Invalid input: a malformed body, query, path id or directory (kind: Body, Query, Params, Headers)",
+    401: "No valid credentials (WWW-Authenticate says how to send them)",
+    403: "Outside the caller's allowed directories, or a cookie-authenticated write without CSRF",
+    404: "No such object of the caller's (other users' objects are not found either)",
+}
+BODY_STATUSES = {
+    413: "The body is larger than AGENTSERVER_MAX_BODY_BYTES",
+    415: "A content type the route does not take",
+}
+EXTRA_STATUSES = {
+    409: "The object is busy or in a conflicting state",
+    429: "Too many at once (a limit of the server)",
+    503: "Programs cannot be started for the user (no sandbox)",
+}
+ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["name", "data"],
+    "properties": {
+        "name": {"type": "string"},
+        "data": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string"}}},
+    },
+}
 
+
+# ---- what a handler parses, read from its source -----------------------------------------------------------
+
+class Inputs:
+    def __init__(self):
+        self.body = None        # a serializer class, or OpenApiTypes.OBJECT for body_object()
+        self.query = None       # a serializer class
+        self.partial = False
+        self.context = False    # resolves a runtime context (takes directory / workspace)
+        self.statuses: set[int] = set()
+
+
+def _resolve(node, namespace: dict):
+    if isinstance(node, ast.Name):
+        return namespace.get(node.id)
+    if isinstance(node, ast.Attribute):
+        owner = _resolve(node.value, namespace)
+        return getattr(owner, node.attr, None) if owner is not None else None
+    return None
+
+
+def _is_request_data(node) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "data" and \
+        isinstance(node.value, ast.Name) and node.value.id == "request"
+
+
+def _ours(function) -> bool:
+    module = getattr(function, "__module__", "") or ""
+    return inspect.isfunction(function) and not module.startswith(("rest_framework", "django", "drf_spectacular"))
+
+
+def _read(function, view_class, inputs: Inputs, seen: set, body_arg: bool = True) -> None:
+    """`body_arg`: whether the body this function parses is the request's (not a part of it)."""
+    function = inspect.unwrap(function)
+    if function in seen or not _ours(function):
+        return
+    seen.add(function)
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError):
+        return
+    namespace = {**function.__globals__, **{name: getattr(api, name) for name in ("parse", "parse_query")}}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "status" and isinstance(node.value, ast.Constant) \
+                and isinstance(node.value.value, int) and 200 <= node.value.value < 300:
+            inputs.statuses.add(node.value.value)
+        if not isinstance(node, ast.Call):
+            continue
+        callee = node.func
+        if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == "self":
+            if callee.attr in ("context", "located"):
+                inputs.context = True
+            method = getattr(view_class, callee.attr, None)
+            if method is not None:
+                takes_request_data = any(_is_request_data(arg) for arg in node.args)
+                _read(method, view_class, inputs, seen, body_arg and (takes_request_data or not node.args))
+            continue
+        target = _resolve(callee, namespace)
+        if target is api.parse_query and node.args:
+            inputs.query = inputs.query or _resolve(node.args[0], namespace)
+        elif target is api.parse and node.args:
+            serializer = _resolve(node.args[0], namespace)
+            source = node.args[1] if len(node.args) > 1 else None
+            kind = next((k.value.value for k in node.keywords if k.arg == "kind"
+                         and isinstance(k.value, ast.Constant)), "Body")
+            partial = any(k.arg == "partial" and isinstance(k.value, ast.Constant) and k.value.value
+                          for k in node.keywords)
+            if kind == "Query":
+                inputs.query = inputs.query or serializer
+            elif inputs.body is None and isinstance(serializer, type) and (
+                    _is_request_data(source) or (body_arg and isinstance(source, ast.Name))):
+                inputs.body, inputs.partial = serializer, partial
+        elif target is api.body_object and node.args and inputs.body is None and (
+                _is_request_data(node.args[0]) or body_arg):
+            inputs.body = OpenApiTypes.OBJECT
+        elif inspect.isfunction(target):
+            takes_request_data = any(_is_request_data(arg) for arg in node.args)
+            if takes_request_data or any(isinstance(a, ast.Name) and a.id == "request" for a in node.args):
+                _read(target, view_class, inputs, seen, body_arg and takes_request_data)
+
+
+@functools.cache
+def inputs_of(view_class: type, method: str) -> Inputs:
+    inputs = Inputs()
+    handler = getattr(view_class, method.lower(), None)
+    if handler is not None:
+        _read(handler, view_class, inputs, set())
+    return inputs
+
+
+# ---- the schema class -----------------------------------------------------------------------------------
 
 class OperationIdAutoSchema(AutoSchema):
+    def _inputs(self) -> Inputs:
+        return inputs_of(type(self.view), self.method)
+
     def get_operation_id(self):
         operation_ids = getattr(self.view, "operation_ids", None) or {}
         operation_id = operation_ids.get(self.method.upper())
@@ -22,18 +164,111 @@ class OperationIdAutoSchema(AutoSchema):
             return f"{V2_PREFIX}{operation_id}" if self.path.startswith("/api/") else operation_id
         return super().get_operation_id()
 
+    def get_serializer_name(self, serializer, direction):
+        # Two modules may each have their CommandBody: the module's last part keeps component names unique.
+        return f"{type(serializer).__module__.rsplit('.', 1)[-1]}.{super().get_serializer_name(serializer, direction)}"
+
+    def get_description(self):
+        # The view's own docstring, not one inherited from the edge's base classes.
+        return inspect.cleandoc(type(self.view).__dict__.get("__doc__") or "")
+
     def _get_serializer(self):
-        view = self.view
-        if isinstance(view, APIView) and not any(
-            hasattr(view, attr) for attr in ("get_serializer", "get_serializer_class", "serializer_class")
-        ):
-            return None  # thin views parse their input by hand: document them without a body schema
-        return super()._get_serializer()
+        return None  # views parse with parse()/parse_query(): their inputs are read by _inputs()
+
+    def map_parsers(self):
+        return [JSON]  # the lenient parser reads any body as JSON; JSON is what a client sends
+
+    def get_request_serializer(self):
+        return self._inputs().body
+
+    def _get_request_for_media_type(self, serializer, direction="request"):
+        schema, required = super()._get_request_for_media_type(serializer, direction)
+        if self._inputs().partial:
+            required = False
+        return schema, required
+
+    def get_override_parameters(self):
+        inputs = self._inputs()
+        parameters = []
+        if inputs.query is not None:
+            parameters.append(inputs.query)
+        if inputs.context:
+            parameters.append(OpenApiParameter(
+                "directory", str, OpenApiParameter.QUERY,
+                description="The directory to work in (one of your roots or inside one; default: your first root)"))
+            if getattr(self.view, "allow_workspace", False):
+                parameters.append(OpenApiParameter(
+                    "workspace", str, OpenApiParameter.QUERY, description="A workspace id of yours (wrk…)"))
+        return parameters
+
+    def _resolve_path_parameters(self, variables):
+        parameters = super()._resolve_path_parameters(variables)
+        ids = {**api.PATH_IDS, **getattr(self.view, "path_ids", {})}
+        for parameter in parameters:
+            schema = parameter["schema"]
+            prefix = ids.get(parameter["name"])
+            if prefix:
+                schema.update(pattern=f"^{re.escape(prefix)}", maxLength=api.MAX_ID)
+            elif schema.get("type") == "string":
+                schema.setdefault("minLength", 1)
+            limit = api.PATH_MAX_LENGTHS.get(parameter["name"])
+            if limit:
+                schema["maxLength"] = limit
+        return parameters
+
+    def get_response_serializers(self):
+        inputs = self._inputs()
+        successes = sorted(inputs.statuses) or [200]
+        responses = {}
+        for status in successes:
+            responses[status] = OpenApiResponse(None if status == 204 else build_basic_type(OpenApiTypes.ANY),
+                                                description="No content" if status == 204 else "Success")
+        errors = dict(ERROR_STATUSES)
+        if any(isinstance(p, AllowAny) or p is AllowAny for p in self.view.get_permissions()):
+            errors.pop(401)
+        if self.method in ("POST", "PUT", "PATCH"):
+            errors.update(BODY_STATUSES)
+        for status in getattr(self.view, "answers", ()):
+            errors[status] = EXTRA_STATUSES[status]
+        for status, description in sorted(errors.items()):
+            responses[status] = OpenApiResponse({"$ref": "#/components/schemas/Error"}, description=description)
+        return responses
+
+    def _get_response_for_code(self, serializer, status_code, media_types=None, direction="response"):
+        response = super()._get_response_for_code(serializer, status_code, [JSON], direction)
+        if status_code == "401":
+            response["headers"] = {"WWW-Authenticate": {"schema": {"type": "string"}, "required": True}}
+        return response
+
+
+# ---- fields ---------------------------------------------------------------------------------------------
+
+class DeclaredFieldSchema(OpenApiSerializerFieldExtension):
+    """A custom field states what it takes in its `openapi_schema` (its to_internal_value is the validator)."""
+    target_class = "rest_framework.serializers.Field"
+    match_subclasses = True
+
+    @classmethod
+    def _matches(cls, target) -> bool:
+        return hasattr(target, "openapi_schema")
+
+    def map_serializer_field(self, auto_schema, direction):
+        return dict(self.target.openapi_schema)
+
+
+class IdFieldSchema(OpenApiSerializerFieldExtension):
+    target_class = "agentserver.api.IdField"
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema, direction):
+        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        schema["pattern"] = f"^{re.escape(self.target.prefix)}"
+        return schema
 
 
 class ApiTokenScheme(OpenApiAuthenticationExtension):
     target_class = "auth_app.authentication.ApiTokenAuthentication"
-    name = ["bearerAuth", "basicAuth"]
+    name = ("bearerAuth", "basicAuth")
 
     def get_security_definition(self, auto_schema):
         return [{"type": "http", "scheme": "bearer"}, {"type": "http", "scheme": "basic"}]
@@ -47,6 +282,8 @@ class AdminSessionScheme(OpenApiAuthenticationExtension):
         return {"type": "apiKey", "in": "cookie", "name": "sessionid"}
 
 
+# ---- postprocessing -------------------------------------------------------------------------------------
+
 def _walk(patterns, prefix: str = "", namespace: str = ""):
     for entry in patterns:
         if isinstance(entry, URLResolver):
@@ -57,14 +294,13 @@ def _walk(patterns, prefix: str = "", namespace: str = ""):
 
 
 def _openapi_path(route: str) -> str:
-    import re
-
     return "/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route).lstrip("^").rstrip("$")
 
 
-def add_plain_django_routes(result, generator, request, public):
-    """Postprocessing hook: the SSE streams are plain async views that spectacular cannot see, and /doc
-    leaves itself out."""
+def add_error_shape_and_plain_routes(result, generator, request, public):
+    """Postprocessing hook: the one error shape every error answer refers to, and the routes spectacular
+    cannot see (the SSE streams are plain async views); /doc leaves itself out."""
+    result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
     paths = result.setdefault("paths", {})
     for route, pattern in _walk(get_resolver().url_patterns):
         path = _openapi_path(route)
@@ -78,3 +314,4 @@ def add_plain_django_routes(result, generator, request, public):
             "responses": {"200": {"description": "text/event-stream" if is_stream else "OK"}},
         }}
     return result
+

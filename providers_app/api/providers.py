@@ -3,11 +3,11 @@ provider.list, model.list, catalog.model.list / catalog.model.get (v2)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, V2RequestView, parse
+from agentserver.api import PATH_MAX_LENGTHS, ApiView, V2RequestView, parse
 from agentserver.errors import BadRequest
 from providers_app import oauth, selectors
 
-MAX_ID = 255
+MAX_ID = PATH_MAX_LENGTHS["providerID"]
 
 
 def provider_id_param(value: str) -> str:

@@ -41,6 +41,7 @@ class PermissionListView(ApiView):
 class PermissionReplyView(ApiView):
     operation_ids = {"POST": "permission.reply"}
     id_kwarg = "requestID"
+    path_ids = {"requestID": "per"}
 
     def body(self, data) -> dict:
         return parse(ReplyBody, data)

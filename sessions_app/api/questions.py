@@ -22,6 +22,7 @@ class QuestionListView(ApiView):
 class QuestionReplyView(ApiView):
     operation_ids = {"POST": "question.reply"}
     id_kwarg = "requestID"
+    path_ids = {"requestID": "que"}
 
     def body(self, data) -> dict:
         return parse(AnswersBody, data)
@@ -35,6 +36,7 @@ class QuestionReplyView(ApiView):
 class QuestionRejectView(ApiView):
     operation_ids = {"POST": "question.reject"}
     id_kwarg = "requestID"
+    path_ids = {"requestID": "que"}
 
     def post(self, request, **kwargs):
         request_id = id_param(kwargs[self.id_kwarg], "que", "question")

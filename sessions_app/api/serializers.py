@@ -12,6 +12,14 @@ MAX_LIMIT = 10**9
 class ModelRefField(serializers.Field):
     """`{providerID, id}` (1.18) or `{providerID, modelID}` (v1 inputs), stored as the Session's `{id, providerID}`."""
 
+    openapi_schema = {
+        "type": "object",
+        "required": ["providerID"],
+        "properties": {"providerID": {"type": "string", "minLength": 1}, "id": {"type": "string", "minLength": 1},
+                       "modelID": {"type": "string", "minLength": 1}},
+        "anyOf": [{"required": ["id"]}, {"required": ["modelID"]}],
+    }
+
     def to_internal_value(self, data):
         if not isinstance(data, dict):
             raise serializers.ValidationError("Expected an object {providerID, id}")
