@@ -3,8 +3,6 @@ one wording of a 400, the v2 envelopes, and how a URL pattern is registered (nam
 Views stay thin: parse, call one service or selector, render."""
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from collections.abc import Callable
 from typing import ClassVar
@@ -45,6 +43,7 @@ class ApiView(APIView):
 
     allow_workspace = False
     path_ids: ClassVar[dict[str, str]] = {}  # path parameters that are ids beyond PATH_IDS: name -> prefix
+    path_patterns: ClassVar[dict[str, str]] = {}  # what the view's own check of a path parameter takes, for /doc
     answers: tuple[int, ...] = ()  # error statuses beyond the edge's own (409, 429, 503), for /doc
 
     def initial(self, request, *args, **kwargs):
@@ -138,7 +137,7 @@ def _empty_is_empty(serializer_class: type[serializers.Serializer], partial: boo
 
 def parse(serializer_class: type[serializers.Serializer], data, *, kind: str = "Body", partial: bool = False) -> dict:
     """Validate `data` with a serializer; a non-object body or invalid field is a 400 BadRequestError."""
-    if data is None:
+    if data is None and kind != "Body":
         data = {}
     if kind == "Body":
         body_object(data)
@@ -169,7 +168,11 @@ def id_param(value: str, prefix: str, label: str) -> str:
 
 
 class StrictCharField(serializers.CharField):
-    """A JSON string only: DRF's CharField would quietly turn 5 into "5"."""
+    """A JSON string only, as sent: DRF's CharField would quietly turn 5 into "5" and strip spaces."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
@@ -205,6 +208,7 @@ class IdField(serializers.CharField):
     def __init__(self, prefix: str, **kwargs):
         self.prefix = prefix
         kwargs.setdefault("max_length", MAX_ID)
+        kwargs.setdefault("trim_whitespace", False)
         super().__init__(**kwargs)
 
     def to_internal_value(self, data):
@@ -221,19 +225,30 @@ def ok(data=True, status: int = 200, headers: dict | None = None) -> Response:
     return Response(data, status=status, headers=headers)
 
 
+# A v2 list's cursor (`cursor.next`, X-Next-Cursor) is its position's values joined by dots: opaque to
+# clients, yet a CursorField states its exact shape, so every cursor the document admits can be read.
+CURSOR_PARTS = {"time": r"\d{1,15}", "id": r"[A-Za-z0-9_]{1,64}", "order": r"asc|desc"}
+
+
 def encode_cursor(data: dict) -> str:
-    """A v2 list's opaque cursor (`cursor.next`, X-Next-Cursor)."""
-    return base64.urlsafe_b64encode(json.dumps(data, separators=(",", ":")).encode()).decode().rstrip("=")
+    return ".".join(str(value) for value in data.values())
 
 
 def decode_cursor(value: str, *keys: str) -> dict:
-    try:
-        data = json.loads(base64.urlsafe_b64decode((value + "=" * (-len(value) % 4)).encode()))
-        if not isinstance(data, dict) or any(k not in data for k in keys):
-            raise ValueError
-    except (binascii.Error, ValueError, UnicodeDecodeError):
+    """The values of `keys`, in the order encode_cursor was given them; digits are numbers."""
+    parts = value.split(".")
+    if len(parts) != len(keys) or not all(parts):
         raise BadRequest(f"Invalid cursor: {value!r}", kind="Query")
-    return data
+    return {key: int(part) if part.isdigit() else part for key, part in zip(keys, parts, strict=True)}
+
+
+class CursorField(serializers.RegexField):
+    """A cursor made of these parts (CURSOR_PARTS), in this order."""
+
+    def __init__(self, *parts: str, **kwargs):
+        pattern = r"^" + r"\.".join(f"(?:{CURSOR_PARTS[part]})" for part in parts) + r"$"
+        kwargs.setdefault("error_messages", {"invalid": "Invalid cursor"})
+        super().__init__(pattern, **kwargs)
 
 
 def page(items: list, next_cursor: str | None) -> Response:

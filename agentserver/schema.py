@@ -19,18 +19,23 @@ import textwrap
 from django.urls import URLPattern, URLResolver, get_resolver
 from drf_spectacular.extensions import (
     OpenApiAuthenticationExtension,
+    OpenApiSerializerExtension,
     OpenApiSerializerFieldExtension,
 )
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import build_basic_type
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
 from agentserver import api
 
 V2_PREFIX = "v2:"
 JSON = "application/json"
+# What the runtime context takes as `directory`: absolute, or empty for the default (projects_app.contexts).
+DIRECTORY_PATTERN = "^(/[^\\x00]*)?$"
+ANY_BUT_NULL = {"type": ["object", "array", "string", "number", "boolean"]}
 # What any route of the edge may answer besides its success, and why.
 ERROR_STATUSES = {
     400: "Invalid input: a malformed body, query, path id or directory (kind: Body, Query, Params, Headers)",
@@ -99,9 +104,6 @@ def _read(function, view_class, inputs: Inputs, seen: set, body_arg: bool = True
         return
     namespace = {**function.__globals__, **{name: getattr(api, name) for name in ("parse", "parse_query")}}
     for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg == "status" and isinstance(node.value, ast.Constant) \
-                and isinstance(node.value.value, int) and 200 <= node.value.value < 300:
-            inputs.statuses.add(node.value.value)
         if not isinstance(node, ast.Call):
             continue
         callee = node.func
@@ -126,7 +128,7 @@ def _read(function, view_class, inputs: Inputs, seen: set, body_arg: bool = True
             if kind == "Query":
                 inputs.query = inputs.query or serializer
             elif inputs.body is None and isinstance(serializer, type) and (
-                    _is_request_data(source) or (body_arg and isinstance(source, ast.Name))):
+                    _is_request_data(source) or (body_arg and isinstance(source, (ast.Name, ast.Call)))):
                 inputs.body, inputs.partial = serializer, partial
         elif target is api.body_object and node.args and inputs.body is None and (
                 _is_request_data(node.args[0]) or body_arg):
@@ -137,20 +139,47 @@ def _read(function, view_class, inputs: Inputs, seen: set, body_arg: bool = True
                 _read(target, view_class, inputs, seen, body_arg and takes_request_data)
 
 
+def _success_statuses(handler) -> set[int]:
+    """200, unless every return of the handler names another 2xx status (`Response(status=204)`)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(handler))))
+    except (OSError, TypeError, SyntaxError):
+        return {200}
+    statuses = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Return):
+            status = next((k.value.value for k in getattr(node.value, "keywords", ())
+                           if k.arg == "status" and isinstance(k.value, ast.Constant)), 200)
+            statuses.add(status)
+    return statuses or {200}
+
+
 @functools.cache
 def inputs_of(view_class: type, method: str) -> Inputs:
     inputs = Inputs()
     handler = getattr(view_class, method.lower(), None)
     if handler is not None:
         _read(handler, view_class, inputs, set())
+        inputs.statuses = _success_statuses(handler)
     return inputs
+
+
+def string_pattern(field: serializers.CharField) -> dict:
+    """What a CharField takes beyond its length, as a pattern: never a NUL character (DRF refuses them),
+    and, when it may not be blank, something besides the spaces it trims; an IdField's prefix first."""
+    prefix = re.escape(field.prefix) if isinstance(field, api.IdField) else ""
+    if field.allow_blank or prefix:
+        return {"pattern": f"^{prefix}[^\\x00]*$"}
+    if field.trim_whitespace:
+        return {"pattern": "^[^\\x00]*[^\\s\\x00][^\\x00]*$"}
+    return {"pattern": "^[^\\x00]+$"}
 
 
 # ---- the schema class -----------------------------------------------------------------------------------
 
 class OperationIdAutoSchema(AutoSchema):
     def _inputs(self) -> Inputs:
-        return inputs_of(type(self.view), self.method)
+        return inputs_of(type(self.view), getattr(self, "_handler_method", None) or self.method)
 
     def get_operation_id(self):
         operation_ids = getattr(self.view, "operation_ids", None) or {}
@@ -163,6 +192,20 @@ class OperationIdAutoSchema(AutoSchema):
             # Both mounts share operation ids; the v2 one is prefixed (as its URL name is) to stay unique.
             return f"{V2_PREFIX}{operation_id}" if self.path.startswith("/api/") else operation_id
         return super().get_operation_id()
+
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if direction != "request":
+            return schema
+        if isinstance(field, serializers.JSONField) and not schema and not field.allow_null:
+            schema = dict(ANY_BUT_NULL)  # any JSON value, and DRF refuses null unless allow_null
+        elif isinstance(field, serializers.CharField) and "format" not in schema:
+            own = string_pattern(field)
+            if "pattern" in schema and not isinstance(field, api.IdField):
+                schema.setdefault("allOf", []).append(own)  # a RegexField's pattern, and what CharField checks
+            else:
+                schema.update(own)
+        return schema
 
     def get_serializer_name(self, serializer, direction):
         # Two modules may each have their CommandBody: the module's last part keeps component names unique.
@@ -181,6 +224,18 @@ class OperationIdAutoSchema(AutoSchema):
     def get_request_serializer(self):
         return self._inputs().body
 
+    def _get_request_body(self, direction="request"):
+        if self.method != "DELETE":
+            return super()._get_request_body(direction)
+        if self._inputs().body is None:
+            return None
+        # spectacular documents bodies of POST, PUT and PATCH only; this DELETE reads one.
+        self._handler_method, self.method = "DELETE", "POST"
+        try:
+            return super()._get_request_body(direction)
+        finally:
+            self._handler_method, self.method = None, "DELETE"
+
     def _get_request_for_media_type(self, serializer, direction="request"):
         schema, required = super()._get_request_for_media_type(serializer, direction)
         if self._inputs().partial:
@@ -190,15 +245,16 @@ class OperationIdAutoSchema(AutoSchema):
     def get_override_parameters(self):
         inputs = self._inputs()
         parameters = []
-        if inputs.query is not None:
-            parameters.append(inputs.query)
         if inputs.context:
             parameters.append(OpenApiParameter(
-                "directory", str, OpenApiParameter.QUERY,
-                description="The directory to work in (one of your roots or inside one; default: your first root)"))
+                "directory", {"type": "string", "pattern": DIRECTORY_PATTERN}, OpenApiParameter.QUERY,
+                description="An absolute directory to work in, one of your roots or inside one (default: your "
+                            "first root). Also taken from the x-opencode-directory header."))
             if getattr(self.view, "allow_workspace", False):
                 parameters.append(OpenApiParameter(
                     "workspace", str, OpenApiParameter.QUERY, description="A workspace id of yours (wrk…)"))
+        if inputs.query is not None:
+            parameters.append(inputs.query)  # last: its own declaration of directory/workspace wins
         return parameters
 
     def _resolve_path_parameters(self, variables):
@@ -211,6 +267,9 @@ class OperationIdAutoSchema(AutoSchema):
                 schema.update(pattern=f"^{re.escape(prefix)}", maxLength=api.MAX_ID)
             elif schema.get("type") == "string":
                 schema.setdefault("minLength", 1)
+            pattern = getattr(self.view, "path_patterns", {}).get(parameter["name"])
+            if pattern:
+                schema["pattern"] = pattern
             limit = api.PATH_MAX_LENGTHS.get(parameter["name"])
             if limit:
                 schema["maxLength"] = limit
@@ -250,20 +309,25 @@ class DeclaredFieldSchema(OpenApiSerializerFieldExtension):
 
     @classmethod
     def _matches(cls, target) -> bool:
-        return hasattr(target, "openapi_schema")
+        return isinstance(getattr(target, "openapi_schema", None), dict)
 
     def map_serializer_field(self, auto_schema, direction):
         return dict(self.target.openapi_schema)
 
 
-class IdFieldSchema(OpenApiSerializerFieldExtension):
-    target_class = "agentserver.api.IdField"
+class DeclaredSerializerSchema(OpenApiSerializerExtension):
+    """A serializer whose valid inputs depend on one another (a union keyed by `type`) states them with
+    `openapi_schema(auto_schema, direction)`, built from the serializers that validate each case."""
+    target_class = "rest_framework.serializers.Serializer"
     match_subclasses = True
 
-    def map_serializer_field(self, auto_schema, direction):
-        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
-        schema["pattern"] = f"^{re.escape(self.target.prefix)}"
-        return schema
+    @classmethod
+    def _matches(cls, target) -> bool:
+        klass = target if isinstance(target, type) else type(target)
+        return issubclass(klass, serializers.Serializer) and callable(getattr(klass, "openapi_schema", None))
+
+    def map_serializer(self, auto_schema, direction):
+        return self.target.openapi_schema(auto_schema, direction)
 
 
 class ApiTokenScheme(OpenApiAuthenticationExtension):

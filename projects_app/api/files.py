@@ -4,7 +4,14 @@ v2 request-kind routes answer `{location, data}`; the original routes answer ope
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, LocatedView, StrictCharField, parse, parse_query
+from agentserver.api import (
+    ApiView,
+    LocatedView,
+    StrictCharField,
+    StrictIntegerField,
+    parse,
+    parse_query,
+)
 from projects_app import environment, files
 from projects_app.api.vcs import status_1_18
 from projects_app.lsp.service import symbol_search
@@ -26,14 +33,14 @@ class TreeQuery(serializers.Serializer):
 class SearchBody(serializers.Serializer):
     query = StrictCharField(max_length=1000, allow_blank=True, trim_whitespace=False)
     type = serializers.ChoiceField(choices=["file", "directory"], required=False)
-    limit = serializers.IntegerField(min_value=1, max_value=files.SEARCH_LIMIT_MAX, required=False,
+    limit = StrictIntegerField(min_value=1, max_value=files.SEARCH_LIMIT_MAX, required=False,
                                      default=files.SEARCH_LIMIT_DEFAULT)
 
 
 class GrepBody(serializers.Serializer):
     pattern = StrictCharField(max_length=10_000, trim_whitespace=False)
     include = StrictCharField(max_length=1000, required=False)
-    limit = serializers.IntegerField(min_value=1, max_value=files.GREP_LIMIT_MAX, required=False,
+    limit = StrictIntegerField(min_value=1, max_value=files.GREP_LIMIT_MAX, required=False,
                                      default=files.GREP_LIMIT_DEFAULT)
 
 

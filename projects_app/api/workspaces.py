@@ -4,12 +4,19 @@ experimental.workspace.list / experimental.workspace.status of the context's pro
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, StrictBooleanField, StrictCharField, id_param, parse, parse_query
+from agentserver.api import (
+    ApiView,
+    StrictBooleanField,
+    StrictCharField,
+    id_param,
+    parse,
+    parse_query,
+)
 from projects_app import workspaces
 
 
 class WorkspaceCreateInput(serializers.Serializer):
-    type = StrictCharField(max_length=32)
+    type = serializers.ChoiceField(choices=workspaces.REGISTER_TYPES + workspaces.WORKTREE_TYPES)
     projectID = StrictCharField(max_length=128, required=False)
     name = StrictCharField(max_length=255, required=False)
     directory = StrictCharField(max_length=4096, required=False)

@@ -1,19 +1,27 @@
 """MCP servers: the original mcp.* routes (status map, add, OAuth, connect/disconnect), 1.18's
 experimental.resource.list, and the v2 mcp.* routes (servers, prompts, resources, OAuth)."""
+from django.core.validators import RegexValidator
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import ApiView, StrictCharField, V2RequestView, parse, parse_query
 from providers_app.mcp import configs, oauth, registry, switch
 
+NAME_PARAM = {"name": configs.NAME_PATTERN}  # what _name() takes, for /doc
+
 
 def _name(value: str) -> str:
     return configs.check_name(value, ["name"])
 
 
+class McpConfigField(serializers.JSONField):
+    """A server config; the registry checks it with configs.normalize, whose schema this states."""
+    openapi_schema = configs.CONFIG_SCHEMA
+
+
 class CreateInput(serializers.Serializer):
-    name = StrictCharField(max_length=128)
-    config = serializers.JSONField()
+    name = StrictCharField(max_length=128, validators=[RegexValidator(configs.NAME_PATTERN)])
+    config = McpConfigField()
 
 
 class PromptRenderInput(serializers.Serializer):
@@ -92,6 +100,7 @@ class V2ResourceReadView(V2RequestView):
 
 class V2OAuthView(V2RequestView):
     operation_ids = {"POST": "mcp.server.oauth.start", "DELETE": "mcp.server.oauth.delete"}
+    path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
         return Response(oauth.oauth_start(context=self.context(request), name=_name(name)))
@@ -102,6 +111,7 @@ class V2OAuthView(V2RequestView):
 
 class V2OAuthCallbackView(V2RequestView):
     operation_ids = {"POST": "mcp.server.oauth.callback"}
+    path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
         data = parse(CallbackInput, request.data)
@@ -112,6 +122,7 @@ class V2OAuthCallbackView(V2RequestView):
 
 class McpAuthView(ApiView):
     operation_ids = {"POST": "mcp.auth.start", "DELETE": "mcp.auth.remove"}
+    path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
         return Response(oauth.oauth_start(context=self.context(request), name=_name(name)))
@@ -122,6 +133,7 @@ class McpAuthView(ApiView):
 
 class McpAuthCallbackView(ApiView):
     operation_ids = {"POST": "mcp.auth.callback"}
+    path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
         data = parse(CallbackInput, request.data)
@@ -130,6 +142,7 @@ class McpAuthCallbackView(ApiView):
 
 class McpConnectView(ApiView):
     operation_ids = {"POST": "mcp.connect"}
+    path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
         return Response(switch.mcp_connect(context=self.context(request), name=_name(name)))
@@ -137,6 +150,7 @@ class McpConnectView(ApiView):
 
 class McpDisconnectView(ApiView):
     operation_ids = {"POST": "mcp.disconnect"}
+    path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
         return Response(switch.mcp_disconnect(context=self.context(request), name=_name(name)))
@@ -151,6 +165,7 @@ class ResourceView(ApiView):
 
 class McpAuthenticateView(ApiView):
     operation_ids = {"POST": "mcp.auth.authenticate"}
+    path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
         return Response(switch.mcp_authenticate(context=self.context(request), name=_name(name)))

@@ -4,7 +4,14 @@ them."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, LocatedView, V2RequestView, id_param, parse
+from agentserver.api import (
+    ApiView,
+    LocatedView,
+    StrictCharField,
+    V2RequestView,
+    id_param,
+    parse,
+)
 from sessions_app.api.serializers import spec_response
 from sessions_app.selectors import session_get
 from sessions_app.services import permissions
@@ -14,7 +21,7 @@ REPLY_ERROR = 'Expected "once" | "always" | "reject"'
 
 class ReplyBody(serializers.Serializer):
     reply = serializers.ChoiceField(choices=permissions.REPLIES, error_messages={"invalid_choice": REPLY_ERROR})
-    message = serializers.CharField(required=False, allow_blank=True, max_length=100_000)
+    message = StrictCharField(required=False, allow_blank=True, max_length=100_000)
 
 
 class RespondBody(serializers.Serializer):

@@ -3,13 +3,20 @@ question.request.list (v2)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, LocatedView, V2RequestView, id_param, parse
+from agentserver.api import (
+    ApiView,
+    LocatedView,
+    StrictCharField,
+    V2RequestView,
+    id_param,
+    parse,
+)
 from sessions_app.api.serializers import spec_response
 from sessions_app.services import questions
 
 
 class AnswersBody(serializers.Serializer):
-    answers = serializers.ListField(child=serializers.ListField(child=serializers.CharField(allow_blank=True)))
+    answers = serializers.ListField(child=serializers.ListField(child=StrictCharField(allow_blank=True)))
 
 
 class QuestionListView(ApiView):

@@ -2,7 +2,7 @@
 rendered by sessions_app.wire."""
 from rest_framework import serializers
 
-from agentserver.api import IdField, StrictCharField
+from agentserver.api import CursorField, IdField, StrictCharField, StrictIntegerField
 
 # Bounds keep huge numbers out of 64-bit database columns (an overflow would be a 500).
 MAX_MS = 2**53
@@ -49,12 +49,12 @@ class SessionCreateBody(serializers.Serializer):
     model = ModelRefField(required=False, allow_null=True)
     permission = PermissionRuleSerializer(many=True, required=False)
     metadata = serializers.DictField(required=False)
-    workspaceID = serializers.CharField(required=False, allow_null=True, max_length=64)
+    workspaceID = StrictCharField(required=False, allow_null=True, max_length=64)
 
 
 class V2Location(serializers.Serializer):
     directory = StrictCharField(max_length=4096)
-    workspaceID = serializers.CharField(required=False, allow_null=True, max_length=64)
+    workspaceID = StrictCharField(required=False, allow_null=True, max_length=64)
 
 
 class V2SessionCreateBody(SessionCreateBody):
@@ -62,7 +62,7 @@ class V2SessionCreateBody(SessionCreateBody):
 
 
 class ArchivedTime(serializers.Serializer):
-    archived = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_MS)
+    archived = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_MS)
 
 
 class SessionUpdateBody(serializers.Serializer):
@@ -74,7 +74,7 @@ class SessionUpdateBody(serializers.Serializer):
 
 class V2SessionUpdateBody(serializers.Serializer):
     title = StrictCharField(required=False, max_length=1024)
-    archived = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_MS)
+    archived = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_MS)
     permission = PermissionRuleSerializer(many=True, required=False)
 
 
@@ -91,7 +91,7 @@ class SessionListQuery(serializers.Serializer):
 
 class V2SessionListQuery(SessionListQuery):
     order = serializers.ChoiceField(choices=["asc", "desc"], required=False, default="desc")
-    cursor = serializers.CharField(required=False, allow_blank=True, max_length=1024)
+    cursor = CursorField("time", "id", "order", required=False, allow_blank=True)
     subpath = serializers.CharField(required=False, allow_blank=True, max_length=4096)
     project = serializers.CharField(required=False, allow_blank=True, max_length=64)
 
@@ -106,7 +106,7 @@ class MessageListQuery(serializers.Serializer):
 class V2MessageListQuery(serializers.Serializer):
     limit = serializers.IntegerField(required=False, min_value=0, max_value=MAX_LIMIT)
     order = serializers.ChoiceField(choices=["asc", "desc"], required=False)
-    cursor = serializers.CharField(required=False, allow_blank=True, max_length=1024)
+    cursor = CursorField("id", "order", required=False, allow_blank=True)
 
 
 class ForkBody(serializers.Serializer):
