@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from django.core.exceptions import ImproperlyConfigured
+from django.core.validators import RegexValidator
 from django.urls import URLPattern, path
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -22,6 +23,11 @@ MAX_ID = 64
 # is an id, or whose `requestID` is a question's, says so in its own `path_ids`.
 PATH_IDS = {"sessionID": "ses", "messageID": "msg", "partID": "prt", "permissionID": "per", "questionID": "que",
             "ptyID": "pty", "workspaceID": "wrk", "accountID": "acc"}
+# What a runtime context takes as a directory: absolute, or empty for the default (projects_app.contexts).
+DIRECTORY_PATTERN = r"^(/[^\x00]*)?$"
+# A directory in a body: absolute.
+directory_validator = RegexValidator(r"^/", message="Path must be absolute")
+
 # Path parameters that are not ids but have a longest value the views take (/doc states it).
 PATH_MAX_LENGTHS = {"providerID": 255, "projectID": 128}
 
@@ -235,11 +241,11 @@ def encode_cursor(data: dict) -> str:
 
 
 def decode_cursor(value: str, *keys: str) -> dict:
-    """The values of `keys`, in the order encode_cursor was given them; digits are numbers."""
+    """The values of `keys` (strings), in the order encode_cursor was given them."""
     parts = value.split(".")
     if len(parts) != len(keys) or not all(parts):
         raise BadRequest(f"Invalid cursor: {value!r}", kind="Query")
-    return {key: int(part) if part.isdigit() else part for key, part in zip(keys, parts, strict=True)}
+    return dict(zip(keys, parts, strict=True))
 
 
 class CursorField(serializers.RegexField):

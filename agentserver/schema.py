@@ -33,8 +33,7 @@ from agentserver import api
 
 V2_PREFIX = "v2:"
 JSON = "application/json"
-# What the runtime context takes as `directory`: absolute, or empty for the default (projects_app.contexts).
-DIRECTORY_PATTERN = "^(/[^\\x00]*)?$"
+DIRECTORY_PATTERN = api.DIRECTORY_PATTERN
 ANY_BUT_NULL = {"type": ["object", "array", "string", "number", "boolean"]}
 # What any route of the edge may answer besides its success, and why.
 ERROR_STATUSES = {
@@ -200,11 +199,15 @@ class OperationIdAutoSchema(AutoSchema):
         if isinstance(field, serializers.JSONField) and not schema and not field.allow_null:
             schema = dict(ANY_BUT_NULL)  # any JSON value, and DRF refuses null unless allow_null
         elif isinstance(field, serializers.CharField) and "format" not in schema:
-            own = string_pattern(field)
-            if "pattern" in schema and not isinstance(field, api.IdField):
-                schema.setdefault("allOf", []).append(own)  # a RegexField's pattern, and what CharField checks
-            else:
-                schema.update(own)
+            # In allOf: a RegexField's or RegexValidator's own `pattern` is added after this.
+            schema.setdefault("allOf", []).append(string_pattern(field))
+        return schema
+
+    def _map_basic_serializer(self, serializer, direction):
+        schema = super()._map_basic_serializer(serializer, direction)
+        rules = getattr(serializer, "openapi_rules", None)  # what its validate() requires across fields
+        if rules and direction == "request":
+            schema.update(rules)
         return schema
 
     def get_serializer_name(self, serializer, direction):
@@ -244,7 +247,8 @@ class OperationIdAutoSchema(AutoSchema):
 
     def get_override_parameters(self):
         inputs = self._inputs()
-        parameters = []
+        # The query serializer first: the runtime context's own statement of directory/workspace wins.
+        parameters = [inputs.query] if inputs.query is not None else []
         if inputs.context:
             parameters.append(OpenApiParameter(
                 "directory", {"type": "string", "pattern": DIRECTORY_PATTERN}, OpenApiParameter.QUERY,
@@ -253,8 +257,6 @@ class OperationIdAutoSchema(AutoSchema):
             if getattr(self.view, "allow_workspace", False):
                 parameters.append(OpenApiParameter(
                     "workspace", str, OpenApiParameter.QUERY, description="A workspace id of yours (wrk…)"))
-        if inputs.query is not None:
-            parameters.append(inputs.query)  # last: its own declaration of directory/workspace wins
         return parameters
 
     def _resolve_path_parameters(self, variables):

@@ -28,7 +28,7 @@ class DiffQuery(serializers.Serializer):
 class PatchBody(serializers.Serializer):
     # A patch names at least one file (the lines environment._patch_paths reads); whether it applies to the
     # tree as it is now is the service's to say (409).
-    patch = StrictCharField(validators=[RegexValidator(r"(^|\n)(--- |\+\+\+ |rename (from|to) |copy (from|to) |diff --git a/.* b/)",
+    patch = StrictCharField(validators=[RegexValidator(r"(^|\n)(--- |\+\+\+ |rename (from|to) |copy (from|to) |diff --git a/.* b/)\S",
                                                        message="The patch names no files")])
 
 
@@ -75,6 +75,7 @@ class VcsDiffRawView(ApiView):
 
 class VcsApplyView(ApiView):
     operation_ids = {"POST": "vcs.apply"}
+    answers = (409,)
 
     def post(self, request):
         body = parse(PatchBody, request.data)
@@ -111,6 +112,7 @@ class V2VcsDiffView(LocatedView):
 
 class V2VcsPatchView(LocatedView):
     operation_ids = {"POST": "vcs.patch"}
+    answers = (409,)
 
     def post(self, request):
         body = parse(PatchBody, request.data)

@@ -1,6 +1,7 @@
 """Workspaces: the v2 workspace.* routes (server kind: no runtime context; meanings of status and sync:
 projects_app/workspaces.py) but workspace.warp (a session's move: sessions_app/api/workspaces.py), and 1.18's
 experimental.workspace.list / experimental.workspace.status of the context's project."""
+from django.core.validators import RegexValidator
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -8,6 +9,7 @@ from agentserver.api import (
     ApiView,
     StrictBooleanField,
     StrictCharField,
+    directory_validator,
     id_param,
     parse,
     parse_query,
@@ -16,12 +18,17 @@ from projects_app import workspaces
 
 
 class WorkspaceCreateInput(serializers.Serializer):
+    # workspaces.workspace_create: registering a directory (not creating a worktree) needs the directory.
+    openapi_rules = {"anyOf": [{"properties": {"type": {"enum": list(workspaces.WORKTREE_TYPES)}}},
+                               {"required": ["directory"]}]}
+
     type = serializers.ChoiceField(choices=workspaces.REGISTER_TYPES + workspaces.WORKTREE_TYPES)
     projectID = StrictCharField(max_length=128, required=False)
     name = StrictCharField(max_length=255, required=False)
-    directory = StrictCharField(max_length=4096, required=False)
+    directory = StrictCharField(max_length=4096, required=False, validators=[directory_validator])
     metadata = serializers.DictField(required=False)
-    branch = StrictCharField(max_length=255, required=False)
+    branch = StrictCharField(max_length=255, required=False,
+                             validators=[RegexValidator(workspaces.BRANCH_PATTERN, message="Invalid branch name")])
 
 
 class WorkspaceUpdateInput(serializers.Serializer):
@@ -40,6 +47,7 @@ class WorkspaceDeleteQuery(serializers.Serializer):
 
 class WorkspaceListView(ApiView):
     operation_ids = {"GET": "workspace.list", "POST": "workspace.create"}
+    answers = (409,)
 
     def get(self, request):
         query = parse_query(WorkspaceListQuery, request)

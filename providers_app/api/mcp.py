@@ -33,8 +33,8 @@ class PromptRenderInput(serializers.Serializer):
 class ResourceReadQuery(serializers.Serializer):
     server = serializers.CharField(max_length=128)
     uri = serializers.CharField(max_length=8192)
-    directory = serializers.CharField(required=False)
-    workspace = serializers.CharField(required=False)
+    directory = serializers.CharField(required=False, allow_blank=True)
+    workspace = serializers.CharField(required=False, allow_blank=True)
 
 
 class CallbackInput(serializers.Serializer):
@@ -43,6 +43,7 @@ class CallbackInput(serializers.Serializer):
 
 class McpStatusView(ApiView):
     operation_ids = {"GET": "mcp.status", "POST": "mcp.add"}
+    answers = (409,)
 
     def get(self, request):
         return Response(registry.status_map(context=self.context(request)))
@@ -56,6 +57,7 @@ class McpStatusView(ApiView):
 
 class V2ServerView(V2RequestView):
     operation_ids = {"GET": "mcp.server.list", "POST": "mcp.server.create"}
+    answers = (409,)
 
     def get(self, request):
         return Response(registry.server_list(context=self.context(request)))
@@ -68,6 +70,7 @@ class V2ServerView(V2RequestView):
 
 class V2PromptListView(V2RequestView):
     operation_ids = {"GET": "mcp.prompt.list"}
+    answers = (409,)
 
     def get(self, request):
         return Response(registry.prompt_list(context=self.context(request)))
@@ -75,6 +78,7 @@ class V2PromptListView(V2RequestView):
 
 class V2PromptRenderView(V2RequestView):
     operation_ids = {"POST": "mcp.prompt.render"}
+    answers = (409,)
 
     def post(self, request):
         data = parse(PromptRenderInput, request.data)
@@ -84,6 +88,7 @@ class V2PromptRenderView(V2RequestView):
 
 class V2ResourceListView(V2RequestView):
     operation_ids = {"GET": "mcp.resource.list"}
+    answers = (409,)
 
     def get(self, request):
         return Response(registry.resource_list(context=self.context(request)))
@@ -91,6 +96,7 @@ class V2ResourceListView(V2RequestView):
 
 class V2ResourceReadView(V2RequestView):
     operation_ids = {"GET": "mcp.resource.read"}
+    answers = (409,)
 
     def get(self, request):
         query = parse_query(ResourceReadQuery, request)
@@ -100,6 +106,7 @@ class V2ResourceReadView(V2RequestView):
 
 class V2OAuthView(V2RequestView):
     operation_ids = {"POST": "mcp.server.oauth.start", "DELETE": "mcp.server.oauth.delete"}
+    answers = (409,)
     path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
@@ -111,6 +118,7 @@ class V2OAuthView(V2RequestView):
 
 class V2OAuthCallbackView(V2RequestView):
     operation_ids = {"POST": "mcp.server.oauth.callback"}
+    answers = (409,)
     path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
@@ -122,6 +130,7 @@ class V2OAuthCallbackView(V2RequestView):
 
 class McpAuthView(ApiView):
     operation_ids = {"POST": "mcp.auth.start", "DELETE": "mcp.auth.remove"}
+    answers = (409,)
     path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
@@ -133,6 +142,7 @@ class McpAuthView(ApiView):
 
 class McpAuthCallbackView(ApiView):
     operation_ids = {"POST": "mcp.auth.callback"}
+    answers = (409,)
     path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
@@ -142,6 +152,7 @@ class McpAuthCallbackView(ApiView):
 
 class McpConnectView(ApiView):
     operation_ids = {"POST": "mcp.connect"}
+    answers = (409,)
     path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
@@ -150,6 +161,7 @@ class McpConnectView(ApiView):
 
 class McpDisconnectView(ApiView):
     operation_ids = {"POST": "mcp.disconnect"}
+    answers = (409,)
     path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
@@ -158,6 +170,7 @@ class McpDisconnectView(ApiView):
 
 class ResourceView(ApiView):
     operation_ids = {"GET": "experimental.resource.list"}
+    answers = (409,)
 
     def get(self, request):
         return Response(registry.resource_map(context=self.context(request)))
@@ -165,6 +178,7 @@ class ResourceView(ApiView):
 
 class McpAuthenticateView(ApiView):
     operation_ids = {"POST": "mcp.auth.authenticate"}
+    answers = (409,)
     path_patterns = NAME_PARAM
 
     def post(self, request, name: str):

@@ -111,6 +111,7 @@ class AbortView(ApiView):
 
 class ShellView(ApiView):
     operation_ids = {"POST": "session.shell"}
+    answers = (409, 503)
 
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)

@@ -2,7 +2,13 @@
 rendered by sessions_app.wire."""
 from rest_framework import serializers
 
-from agentserver.api import CursorField, IdField, StrictCharField, StrictIntegerField
+from agentserver.api import (
+    CursorField,
+    IdField,
+    StrictCharField,
+    StrictIntegerField,
+    directory_validator,
+)
 
 # Bounds keep huge numbers out of 64-bit database columns (an overflow would be a 500).
 MAX_MS = 2**53
@@ -15,9 +21,9 @@ class ModelRefField(serializers.Field):
     openapi_schema = {
         "type": "object",
         "required": ["providerID"],
-        "properties": {"providerID": {"type": "string", "minLength": 1}, "id": {"type": "string", "minLength": 1},
-                       "modelID": {"type": "string", "minLength": 1}},
-        "anyOf": [{"required": ["id"]}, {"required": ["modelID"]}],
+        "properties": {"providerID": {"type": "string", "minLength": 1}, "id": {"type": "string", "minLength": 1}},
+        "anyOf": [{"required": ["id"]},
+                  {"required": ["modelID"], "properties": {"modelID": {"type": "string", "minLength": 1}}}],
     }
 
     def to_internal_value(self, data):
@@ -53,7 +59,7 @@ class SessionCreateBody(serializers.Serializer):
 
 
 class V2Location(serializers.Serializer):
-    directory = StrictCharField(max_length=4096)
+    directory = StrictCharField(max_length=4096, validators=[directory_validator])
     workspaceID = StrictCharField(required=False, allow_null=True, max_length=64)
 
 
