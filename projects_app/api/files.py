@@ -38,7 +38,7 @@ class SearchBody(serializers.Serializer):
 
 
 class GrepBody(serializers.Serializer):
-    pattern = StrictCharField(max_length=10_000, trim_whitespace=False)
+    pattern = StrictCharField(max_length=10_000, help_text="A ripgrep regular expression")
     include = StrictCharField(max_length=1000, required=False)
     limit = StrictIntegerField(min_value=1, max_value=files.GREP_LIMIT_MAX, required=False,
                                      default=files.GREP_LIMIT_DEFAULT)
@@ -57,7 +57,7 @@ class FindSymbolQuery(serializers.Serializer):
 
 
 class FindTextQuery(serializers.Serializer):
-    pattern = serializers.CharField(max_length=10_000, trim_whitespace=False)
+    pattern = serializers.CharField(max_length=10_000, trim_whitespace=False, help_text="A ripgrep regular expression")
 
 
 # ---- v2 -----------------------------------------------------------------------------------------------

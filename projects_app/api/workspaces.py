@@ -18,9 +18,10 @@ from projects_app import workspaces
 
 
 class WorkspaceCreateInput(serializers.Serializer):
-    # workspaces.workspace_create: registering a directory (not creating a worktree) needs the directory.
-    openapi_rules = {"anyOf": [{"properties": {"type": {"enum": list(workspaces.WORKTREE_TYPES)}}},
-                               {"required": ["directory"]}]}
+    # workspaces.workspace_create: a directory to register, or for a worktree its project's id instead.
+    openapi_rules = {"anyOf": [{"required": ["directory"]},
+                               {"required": ["projectID"],
+                                "properties": {"type": {"enum": list(workspaces.WORKTREE_TYPES)}}}]}
 
     type = serializers.ChoiceField(choices=workspaces.REGISTER_TYPES + workspaces.WORKTREE_TYPES)
     projectID = StrictCharField(max_length=128, required=False)
