@@ -4,7 +4,7 @@
   `parse_query(Serializer, request)`, `body_object(request.data)`), following the view's own methods and its
   module's helpers; the serializer found is the one that validates, so the document cannot drift from it.
 - Path ids: `agentserver.api.PATH_IDS`, the table `ApiView` validates path parameters with.
-- Answers: the handler's success status (`status=204` in its source, else 200) and every error the edge and
+- Answers: the handler's success statuses (what its `return`s name, else 200) and every error the edge and
   the view can give, each in the spec's error shape (`ERROR_STATUSES`, `ApiView.answers`).
 - Operation ids: the view's `operation_ids`; routes that are not DRF views (the event streams) are listed too.
 """
@@ -101,7 +101,7 @@ def _read(function, view_class, inputs: Inputs, seen: set, body_arg: bool = True
         tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
     except (OSError, TypeError, SyntaxError):
         return
-    namespace = {**function.__globals__, **{name: getattr(api, name) for name in ("parse", "parse_query")}}
+    namespace = function.__globals__
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
@@ -299,6 +299,9 @@ class OperationIdAutoSchema(AutoSchema):
         response = super()._get_response_for_code(serializer, status_code, [JSON], direction)
         if status_code == "401":
             response["headers"] = {"WWW-Authenticate": {"schema": {"type": "string"}, "required": True}}
+        if status_code == "400":
+            # A request line the HTTP server cannot parse never reaches the API: uvicorn answers it in plain text.
+            response["content"]["text/plain"] = {"schema": {"type": "string"}}
         return response
 
 
