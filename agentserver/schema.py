@@ -377,10 +377,19 @@ def add_error_shape_and_plain_routes(result, generator, request, public):
             continue  # the admin is not API; DRF views are documented already
         operation_id = f"{V2_PREFIX}{pattern.name}" if path.startswith("/api/") else pattern.name
         is_stream = not hasattr(pattern.callback, "cls")
+        error = {"content": {JSON: {"schema": {"$ref": "#/components/schemas/Error"}}}}
+        responses = {"200": {"description": "text/event-stream" if is_stream else "OK"},
+                     "401": {**error, "description": ERROR_STATUSES[401],
+                             "headers": {"WWW-Authenticate": {"schema": {"type": "string"}, "required": True}}}}
+        if is_stream:  # sse.open_stream: the directory, and a bound on each user's open streams
+            responses.update({str(status): {**error, "description": description} for status, description in (
+                (400, ERROR_STATUSES[400]), (403, ERROR_STATUSES[403]), (404, ERROR_STATUSES[404]),
+                (429, "Too many open event streams for this user"))})
         paths[path] = {"get": {
             "operationId": operation_id,
             "description": "Server-sent events (text/event-stream)." if is_stream else "",
-            "responses": {"200": {"description": "text/event-stream" if is_stream else "OK"}},
+            "security": [{"bearerAuth": [], "basicAuth": []}, {"cookieAuth": []}],
+            "responses": responses,
         }}
     return result
 
