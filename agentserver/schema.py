@@ -43,7 +43,7 @@ ERROR_STATUSES = {
     404: "No such object of the caller's (other users' objects are not found either)",
 }
 BODY_STATUSES = {
-    413: "The body is larger than AGENTSERVER_MAX_BODY_BYTES",
+    413: "Too large: the body (beyond AGENTSERVER_MAX_BODY_BYTES), or what it asks to read",
     415: "A content type the route does not take",
 }
 EXTRA_STATUSES = {
@@ -290,7 +290,7 @@ class OperationIdAutoSchema(AutoSchema):
         if self.method in ("POST", "PUT", "PATCH"):
             errors.update(BODY_STATUSES)
         for status in getattr(self.view, "answers", ()):
-            errors[status] = EXTRA_STATUSES[status]
+            errors[status] = {**BODY_STATUSES, **EXTRA_STATUSES}[status]
         for status, description in sorted(errors.items()):
             responses[status] = OpenApiResponse({"$ref": "#/components/schemas/Error"}, description=description)
         return responses

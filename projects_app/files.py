@@ -56,7 +56,7 @@ def file_read(*, context, path: str) -> dict:
     if not os.path.exists(real):
         raise NotFound(f"File not found: {path}")
     if not os.path.isfile(real):
-        raise BadRequest(f"Not a regular file: {path}", kind="Query")
+        raise NotFound(f"Not a regular file: {path}")  # well-formed; no file there to read
     size = os.path.getsize(real)
     if size > MAX_READ_BYTES:
         raise PayloadTooLarge(f"File is too large to read ({size} bytes; the limit is {MAX_READ_BYTES})",
@@ -104,7 +104,7 @@ def directory_list(*, context, path: str) -> list[dict]:
     if not os.path.exists(real):
         raise NotFound(f"Directory not found: {path}")
     if not os.path.isdir(real):
-        raise BadRequest(f"Not a directory: {path}", kind="Query")
+        raise NotFound(f"Not a directory: {path}")
     try:
         with os.scandir(real) as iterator:
             entries = [entry for _, entry in zip(range(MAX_TREE_ENTRIES), iterator)]

@@ -64,6 +64,7 @@ class FindTextQuery(serializers.Serializer):
 
 class V2FileView(LocatedView):
     operation_ids = {"GET": "fs.file"}
+    answers = (413,)
 
     def get(self, request):
         query = parse_query(PathQuery, request)
@@ -110,6 +111,7 @@ class FileListView(ApiView):
 
 class FileContentView(ApiView):
     operation_ids = {"GET": "file.read"}
+    answers = (413,)
 
     def get(self, request):
         query = parse_query(PathQuery, request)
