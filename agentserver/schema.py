@@ -287,7 +287,7 @@ class OperationIdAutoSchema(AutoSchema):
         errors = dict(ERROR_STATUSES)
         if any(isinstance(p, AllowAny) or p is AllowAny for p in self.view.get_permissions()):
             errors.pop(401)
-        if self.method in ("POST", "PUT", "PATCH"):
+        if self.method in ("POST", "PUT", "PATCH") or self._inputs().body is not None:
             errors.update(BODY_STATUSES)
         for status in getattr(self.view, "answers", ()):
             errors[status] = {**BODY_STATUSES, **EXTRA_STATUSES}[status]

@@ -10,6 +10,7 @@ from agentserver.api import (
     parse,
     parse_query,
 )
+from agentserver.errors import BadRequest
 from auth_app import accounts
 
 
@@ -22,7 +23,12 @@ class CredentialBody(serializers.Serializer):
     """A body that is a credential (PUT /auth/{providerID})."""
 
     def to_internal_value(self, data):
-        return accounts.normalize_credential(data, at=())
+        try:
+            return accounts.normalize_credential(data, at=())
+        except BadRequest as error:  # as a validation error, so it reads like every other 400 of the edge
+            raise serializers.ValidationError(
+                {".".join(map(str, issue["path"])) or "credential": [issue["message"]]
+                 for issue in error.data["issues"]} or [error.message]) from None
 
     @classmethod
     def openapi_schema(cls, auto_schema, direction) -> dict:

@@ -66,9 +66,9 @@ def test_it_lists_a_subdirectory_with_paths_relative_to_the_directory(alice):
     assert [n["path"] for n in nodes] == ["src/hello.py", "src/util.py"]
 
 
-def test_listing_a_file_is_400_and_a_missing_directory_404(alice):
+def test_listing_a_file_or_a_missing_directory_is_404(alice):
     populate(alice.repo)
-    assert alice.get("/api/fs/tree", params=params(alice, path="README.md")).status_code == 400
+    assert alice.get("/api/fs/tree", params=params(alice, path="README.md")).status_code == 404
     assert alice.get("/api/fs/tree", params=params(alice, path="nowhere")).status_code == 404
 
 
