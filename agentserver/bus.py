@@ -32,6 +32,8 @@ def _dumps(value) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+# What authenticated a stream: an API token's pk, or a signed-in browser's "session:<key>".
+CredentialId = int | str
 
 
 @dataclass(slots=True, eq=False)
@@ -92,12 +94,30 @@ def server_event(type: str, subscriber: "Subscriber") -> Event:
                  workspace_id=subscriber.workspace_id)
 
 
+def event_session_id(type: str, properties) -> str | None:
+    """The session an event is about: `sessionID`, or that of its `info` or `part`; a session.* event's
+    `info` is the session itself."""
+    if not isinstance(properties, dict):
+        return None
+    if isinstance(properties.get("sessionID"), str):
+        return properties["sessionID"]
+    for key in ("info", "part"):
+        inner = properties.get(key)
+        if isinstance(inner, dict):
+            if isinstance(inner.get("sessionID"), str):
+                return inner["sessionID"]
+            if key == "info" and type.startswith("session.") and isinstance(inner.get("id"), str):
+                return inner["id"]
+    return None
+
+
 class Subscriber:
     """One open stream: what it wants, a bounded backlog, and why it must close (if it must)."""
 
-    def __init__(self, *, owner_id: int, token_id: int | None, shape: str, directory: str | None = None,
-                 workspace_id: str | None = None, maxsize: int | None = None):
+    def __init__(self, *, owner_id: int, token_id: CredentialId | None, shape: str, directory: str | None = None,
+                 workspace_id: str | None = None, maxsize: int | None = None, session_id: str | None = None):
         self.owner_id = owner_id
+        self.session_id = session_id  # a stream of one session's events (v2 session.events)
         self.token_id = token_id
         self.shape = shape
         self.directory = directory
@@ -116,6 +136,9 @@ class Subscriber:
         if self.shape == GLOBAL:
             return True
         if event.directory != self.directory:
+            return False
+        if self.session_id is not None and event.owner_id is not None \
+                and event_session_id(event.type, event.properties) != self.session_id:
             return False
         return not (self.shape == V2 and self.workspace_id and event.workspace_id != self.workspace_id)
 
@@ -194,10 +217,10 @@ class Bus:
             for subscriber in tuple(self.by_owner.get(event.owner_id, ())):
                 subscriber.offer(event)
 
-    def token_ids(self) -> set[int]:
+    def token_ids(self) -> set[CredentialId]:
         return {s.token_id for subs in self.by_owner.values() for s in subs if s.token_id is not None}
 
-    def revoke(self, token_id: int) -> None:
+    def revoke(self, token_id: CredentialId) -> None:
         for subs in list(self.by_owner.values()):
             for subscriber in tuple(subs):
                 if subscriber.token_id == token_id:

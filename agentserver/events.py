@@ -279,8 +279,8 @@ def publish_delta_now(type: str, properties: dict, *, owner_id: int, directory: 
         OUTBOX.put_event(event, logged=False)  # behind earlier events, so the part exists before its delta
 
 
-def revoke_token(token_id: int) -> None:
-    """Close the open streams authenticated with this token, on every worker."""
+def revoke_token(token_id: bus.CredentialId) -> None:
+    """Close the open streams authenticated with this token (or signed-in browser session), on every worker."""
     server_loop.call_soon(bus.BUS.revoke, token_id)
     if bus.bridge() is not None:
         OUTBOX.put_control({"revoke": token_id})

@@ -32,7 +32,7 @@ _token_watch: asyncio.Task | None = None
 # stream); raises an ApiError (Unauthorized, Forbidden, ...) to refuse. Runs in a thread.
 Authenticate = Callable[..., tuple[object, RuntimeContext | None]]
 # `live_tokens(token ids)` → those of them still valid (not revoked, user active).
-LiveTokens = Callable[[set[int]], set[int]]
+LiveTokens = Callable[[set[bus.CredentialId]], set[bus.CredentialId]]
 
 
 def _authenticated(authenticate: Authenticate, request, shape: str):
@@ -72,6 +72,8 @@ def _replay(subscriber: Subscriber, last_event_id: str) -> tuple[list[bus.Event]
         rows = list(rows[:REPLAY_LIMIT + 1])
         if len(rows) > REPLAY_LIMIT:
             return [], True
+        if subscriber.session_id is not None:
+            rows = [r for r in rows if bus.event_session_id(r.type, r.properties) == subscriber.session_id]
         return [bus.Event(type=r.type, properties=r.properties, owner_id=r.owner_id, directory=r.directory,
                           workspace_id=r.workspace_id, project_id=r.project_id, id=r.event_id, time=r.time,
                           log_id=r.id) for r in rows], False
@@ -79,8 +81,10 @@ def _replay(subscriber: Subscriber, last_event_id: str) -> tuple[list[bus.Event]
         connection.close()
 
 
-async def open_stream(request, shape: str, *, authenticate: Authenticate, live_tokens: LiveTokens):
-    """The response of one event stream of `shape` (GLOBAL, INSTANCE or V2)."""
+async def open_stream(request, shape: str, *, authenticate: Authenticate, live_tokens: LiveTokens,
+                      session_id: str | None = None, after: str | None = None):
+    """The response of one event stream of `shape` (GLOBAL, INSTANCE or V2); `session_id`: only that session's
+    events (authenticate checks it is the caller's); `after`: replay from there when no Last-Event-ID is sent."""
     loop = server_loop.capture_running()
     if request.method != "GET":
         response = JsonResponse({"name": "MethodNotAllowedError",
@@ -98,14 +102,14 @@ async def open_stream(request, shape: str, *, authenticate: Authenticate, live_t
 
     subscriber = Subscriber(owner_id=owner_id, token_id=token.pk, shape=shape,
                             directory=context.directory if context else None,
-                            workspace_id=context.workspace_id if context else None)
+                            workspace_id=context.workspace_id if context else None, session_id=session_id)
     BUS.add(subscriber)
     try:
         relay = bus.bridge()
         if relay is not None:
             await relay.ensure_listening()
         head = [server_event("server.connected", subscriber).frame(shape)]
-        last_event_id = _last_event_id(request)
+        last_event_id = _last_event_id(request) or after
         if last_event_id:
             replayed, resync = await sync_to_async(_replay)(subscriber, last_event_id)
             if resync:
@@ -154,7 +158,7 @@ async def _frames(subscriber: Subscriber, head: bytes):
         BUS.remove(subscriber)
 
 
-def _still_live(live_tokens: LiveTokens, token_ids: set[int]) -> set[int]:
+def _still_live(live_tokens: LiveTokens, token_ids: set[bus.CredentialId]) -> set[bus.CredentialId]:
     try:
         return live_tokens(token_ids)
     finally:

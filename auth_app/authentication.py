@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
 from django.conf import settings
+from django.contrib.sessions.models import Session
+from django.utils import timezone
 from rest_framework import authentication, exceptions
 
 from agentserver.errors import REALM
-from auth_app.tokens import token_lookup, token_lookup_for_user
+from auth_app.tokens import live_token_ids, token_lookup, token_lookup_for_user
 
 # To a signed-in (or signed-out) browser: a Basic challenge would make it prompt for a password on the web
 # app's own requests; it signs in again at /signin instead.
@@ -111,12 +113,15 @@ def from_own_pages(meta: dict, method: str, host: str) -> bool:
     return bool(referer) and is_own_origin("{0.scheme}://{0.netloc}".format(urlsplit(referer)), host)
 
 
+BROWSER_STREAM_PREFIX = "session:"
+
+
 @dataclass
 class BrowserSession:
     """The credentials of a signed-in browser, where the API otherwise holds an ApiToken (pk, user, roots)."""
 
     user: object
-    pk = None
+    pk: str | None = None  # "session:<key>": what sign-out revokes, so the browser's open streams close
     roots = None
 
     @property
@@ -132,7 +137,23 @@ def browser_session(request) -> BrowserSession | None:
         return None
     if not from_own_pages(request.META, request.method, request.get_host()):
         raise ValueError(COOKIE_REFUSED)
-    return BrowserSession(user=user)
+    return BrowserSession(user=user, pk=browser_stream_id(request.session.session_key))
+
+
+def browser_stream_id(session_key: str | None) -> str | None:
+    """The id under which a signed-in browser's event streams are held, as a token's are by its pk."""
+    return f"{BROWSER_STREAM_PREFIX}{session_key}" if session_key else None
+
+
+def live_stream_ids(stream_ids: set) -> set:
+    """Those of the open streams' credentials that still stand: tokens not revoked (their user active), and
+    browser sessions not signed out or expired."""
+    session_keys = {i.removeprefix(BROWSER_STREAM_PREFIX) for i in stream_ids if isinstance(i, str)}
+    live = live_token_ids({i for i in stream_ids if isinstance(i, int)})
+    if session_keys:
+        live |= {browser_stream_id(key) for key in Session.objects.filter(
+            session_key__in=session_keys, expire_date__gt=timezone.now()).values_list("session_key", flat=True)}
+    return live
 
 
 class JsonOnlySessionAuthentication(authentication.SessionAuthentication):

@@ -8,21 +8,29 @@
 #   scaled      GET /session at 32 keep-alive clients on PostgreSQL + Redis: one worker against two
 #               (the clients divided among the workers, as a balancer would), alternating ROUNDS times.
 #   streams     bench/events.py and bench/stream.py on PostgreSQL + Redis (event fan-out, token streaming).
+#   sandbox     bench/sandbox.py: the process sandbox's overhead.
+#   lsp         bench/lsp.py: an edit's diagnostics, cold and warm language servers.
+#   agent       bench/agent.py: K = 1, 8, 32 sessions each sending one prompt whose (fake) model calls bash,
+#               on the embedded default (sandbox on) and on `opencode serve` 1.18.33 against one fake model,
+#               alternating ROUNDS times; prints the ratio table (medians): batch wall, prompt latency, the
+#               server's CPU per prompt (process tree), GET /global/health and GET /session p99 meanwhile.
 #
 # scaled and streams need PostgreSQL on 127.0.0.1:5432 (user postgres, trust; database bench_perf is created
 # and dropped) and Redis on 127.0.0.1:6379 (db 7). The machine's other load shows in every figure: compare
 # servers within one run (alternating, medians), not across runs.
 #
-#     bash bench/perf.sh                        # throughput, then scaled and streams
+#     bash bench/perf.sh                        # every part, in the order above
 #     bash bench/perf.sh throughput             # one part
 #     ROUNDS=5 SECONDS_PER_RUN=3 bash bench/perf.sh throughput
+#     ROUNDS=1 AGENT_SESSIONS=1,8 bash bench/perf.sh agent
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
-PARTS=${*:-throughput scaled streams sandbox lsp}
+PARTS=${*:-throughput scaled streams sandbox lsp agent}
 ROUNDS=${ROUNDS:-3}
 REPEAT=${REPEAT:-3}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-2}
+AGENT_SESSIONS=${AGENT_SESSIONS:-1,8,32}
 WORK=$(mktemp -d /tmp/agentserver-perf.XXXXXX)
 DB=bench_perf
 PIDS=()
@@ -66,6 +74,22 @@ worker_on() {  # port [VAR=value...] → one worker started as scripts/serve.sh 
       >>"$WORK/server-$port.log" 2>&1) &
 }
 
+opencode_binary() {  # the test set-up's opencode 1.18.33 in .tools, or nothing
+  for candidate in .tools/node_modules/opencode-linux-x64/bin/opencode .tools/node_modules/opencode-linux-*/bin/opencode; do
+    [ -x "$candidate" ] && realpath "$candidate" && return 0
+  done
+  return 0
+}
+
+start_opencode() {  # binary dir port → `opencode serve` in dir/repo with its own home under dir; waits for it
+  (cd "$2/repo" && HOME="$2/home" XDG_CONFIG_HOME="$2/home/.config" \
+    XDG_DATA_HOME="$2/home/.local/share" XDG_CACHE_HOME="$2/home/.cache" \
+    XDG_STATE_HOME="$2/home/.local/state" OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 \
+    OPENCODE_DISABLE_LSP_DOWNLOAD=1 exec "$1" serve --port "$3" --hostname 127.0.0.1 >"$2/opencode.log" 2>&1) &
+  PIDS+=($!)
+  wait_up "http://127.0.0.1:$3"
+}
+
 throughput() {
   echo "== throughput: embedded default vs opencode (bench/throughput.py, $ROUNDS rounds, ${SECONDS_PER_RUN}s per figure)"
   local ours_port oc_port token oc=""
@@ -76,18 +100,11 @@ throughput() {
   worker_on "$ours_port" "${embedded[@]}"
   PIDS+=($!)
   wait_up "http://127.0.0.1:$ours_port"
-  for candidate in .tools/node_modules/opencode-linux-x64/bin/opencode .tools/node_modules/opencode-linux-*/bin/opencode; do
-    [ -x "$candidate" ] && oc=$(realpath "$candidate") && break
-  done
+  oc=$(opencode_binary)
   if [ -n "$oc" ]; then
     new_repo "$WORK/oc/repo"; new_repo "$WORK/oc/repo2"
     oc_port=$(free_port)
-    (cd "$WORK/oc/repo" && HOME="$WORK/oc/home" XDG_CONFIG_HOME="$WORK/oc/home/.config" \
-      XDG_DATA_HOME="$WORK/oc/home/.local/share" XDG_CACHE_HOME="$WORK/oc/home/.cache" \
-      XDG_STATE_HOME="$WORK/oc/home/.local/state" OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 \
-      OPENCODE_DISABLE_LSP_DOWNLOAD=1 exec "$oc" serve --port "$oc_port" --hostname 127.0.0.1 >"$WORK/oc.log" 2>&1) &
-    PIDS+=($!)
-    wait_up "http://127.0.0.1:$oc_port"
+    start_opencode "$oc" "$WORK/oc" "$oc_port"
   else
     echo "(no opencode binary in .tools: agentserver only)"
   fi
@@ -153,6 +170,46 @@ streams() {
       --server-pid "$SCALED_A_PID" --subscribers 1,100 --repeat "$REPEAT"
 }
 
+agent() {
+  echo "== agent: K sessions, one prompt each whose model calls bash (bench/agent.py), embedded default vs opencode"
+  echo "   (K = $AGENT_SESSIONS, $ROUNDS rounds, alternating; the same fake model for both)"
+  local dir="$WORK/agent" ours_port oc_port fake_port token oc ours_pid oc_pid
+  oc=$(opencode_binary)
+  [ -n "$oc" ] || { echo "needs opencode in .tools (the test set-up installs it)" >&2; return 1; }
+  new_repo "$dir/ours/repo"; new_repo "$dir/ours/repo2"; new_repo "$dir/oc/repo"
+  # One fake model for both servers, its opencode.json in both repositories before either server reads it.
+  fake_port=$(free_port)
+  $PY bench/agent.py fake "$fake_port" "$dir/ours/repo" "$dir/oc/repo" >"$dir/fake.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 1 100); do curl -s -o /dev/null -m 1 "http://127.0.0.1:$fake_port/v1/models" && break; sleep 0.1; done
+  local embedded=(DATABASE_URL= REDIS_URL= AGENTSERVER_DATA_DIR="$dir/ours/data")
+  token=$(export "${embedded[@]}"; bench_user "$dir/ours/repo" "$dir/ours/repo2")
+  ours_port=$(free_port)
+  worker_on "$ours_port" "${embedded[@]}"
+  ours_pid=$!; PIDS+=($!)
+  wait_up "http://127.0.0.1:$ours_port"
+  oc_port=$(free_port)
+  start_opencode "$oc" "$dir/oc" "$oc_port"
+  oc_pid=${PIDS[-1]}
+  local common=(--llm "http://127.0.0.1:$fake_port/v1" --sessions "$AGENT_SESSIONS")
+  for round in $(seq 1 "$ROUNDS"); do
+    run_ours() {
+      echo "round $round, agentserver:"
+      $PY bench/agent.py "http://127.0.0.1:$ours_port" --token "$token" --directory "$dir/ours/repo" \
+          --server-pid "$ours_pid" "${common[@]}" --json "$dir/ours-$round.json" >/dev/null || echo "(wrong answers)"
+    }
+    run_oc() {
+      echo "round $round, opencode:"
+      $PY bench/agent.py "http://127.0.0.1:$oc_port" --directory "$dir/oc/repo" \
+          --server-pid "$oc_pid" "${common[@]}" --json "$dir/oc-$round.json" >/dev/null || echo "(wrong answers)"
+    }
+    if (( round % 2 )); then run_ours; run_oc; else run_oc; run_ours; fi
+  done 2>&1 | grep --line-buffered -v '^| K '
+  echo
+  $PY bench/agent.py compare agentserver opencode "$dir"/ours-*.json -- "$dir"/oc-*.json
+  echo
+}
+
 sandbox() {
   echo "== bench/sandbox.py: process sandbox overhead, sandboxed vs AGENTSERVER_SANDBOX=off (own SQLite servers)"
   env -u DATABASE_URL -u REDIS_URL -u AGENTSERVER_DATA_DIR $PY bench/sandbox.py
@@ -167,7 +224,7 @@ lsp() {
 
 for part in $PARTS; do
   case "$part" in
-    throughput|scaled|streams|sandbox|lsp) "$part" ;;
-    *) echo "unknown part: $part (throughput, scaled, streams, sandbox, lsp)" >&2; exit 2 ;;
+    throughput|scaled|streams|sandbox|lsp|agent) "$part" ;;
+    *) echo "unknown part: $part (throughput, scaled, streams, sandbox, lsp, agent)" >&2; exit 2 ;;
   esac
 done

@@ -80,6 +80,36 @@ def file_read(*, context, path: str) -> dict:
             "mimeType": mime}
 
 
+def file_bytes(*, context, path: str) -> tuple[bytes, str]:
+    """v2 fs.read: the file's bytes as they are and its media type (404 missing, 400 not a file, 413 too big)."""
+    real = confine(context, path)
+    if not os.path.exists(real):
+        raise NotFound(f"File not found: {path}")
+    if not os.path.isfile(real):
+        raise BadRequest(f"Not a regular file: {path}", kind="Params")
+    size = os.path.getsize(real)
+    if size > MAX_READ_BYTES:
+        raise PayloadTooLarge(f"File is too large to read ({size} bytes; the limit is {MAX_READ_BYTES})",
+                              size=size, limit=MAX_READ_BYTES)
+    try:
+        with open(real, "rb") as handle:
+            data = handle.read(MAX_READ_BYTES + 1)
+    except OSError as error:
+        raise BadRequest(f"Cannot read {path}: {error.strerror}", kind="Params") from error
+    mime = mimetypes.guess_type(real)[0] or ("application/octet-stream" if _looks_binary(data) else "text/plain")
+    return data, mime
+
+
+def entries_of(nodes: list[dict]) -> list[dict]:
+    """v2's FileSystemEntry of a FileNode: `{path, type}`, a directory's path without its trailing "/"."""
+    return [{"path": node["path"].rstrip("/"), "type": node["type"]} for node in nodes]
+
+
+def found_entries(paths: list[str]) -> list[dict]:
+    """v2's FileSystemEntry of path_search's results (directories end in "/")."""
+    return [{"path": path.rstrip("/"), "type": "directory" if path.endswith("/") else "file"} for path in paths]
+
+
 # ---- fs.tree ------------------------------------------------------------------------------------------
 
 def _git_ignored(cwd: str, names: list[str]) -> set[str]:

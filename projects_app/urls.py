@@ -1,6 +1,6 @@
 """Routes of projects_app: `original` at the root, `v2` under /api."""
 from agentserver.api import route
-from projects_app.api import (config, files, formatters, instance, location, lsp, projects, references, vcs,
+from projects_app.api import (config, copies, files, formatters, instance, location, lsp, projects, references, vcs,
                               workspaces, worktrees)
 
 original: list = [
@@ -29,9 +29,23 @@ original: list = [
     route("lsp", lsp.LspView, "lsp.status"),
     route("experimental/worktree", worktrees.WorktreeView, "worktree.list", "worktree.create", "worktree.remove"),
     route("experimental/worktree/reset", worktrees.WorktreeResetView, "worktree.reset"),
-    route("experimental/workspace", workspaces.ExperimentalWorkspaceView, "experimental.workspace.list"),
+    route("experimental/project/<str:projectID>/copy", copies.ProjectCopyView, "v2.projectCopy.create",
+          "v2.projectCopy.remove"),
+    route("experimental/project/<str:projectID>/copy/refresh", copies.ProjectCopyRefreshView,
+          "v2.projectCopy.refresh"),
+    route("experimental/project/<str:projectID>/copy/generate-name", copies.ProjectCopyNameView,
+          "experimental.projectCopy.generateName"),
+    route("experimental/workspace", workspaces.ExperimentalWorkspaceCollectionView, "experimental.workspace.list",
+          "experimental.workspace.create"),
     route("experimental/workspace/status", workspaces.ExperimentalWorkspaceStatusView,
           "experimental.workspace.status"),
+    route("experimental/workspace/adapter", workspaces.ExperimentalWorkspaceAdapterView,
+          "experimental.workspace.adapter.list"),
+    route("experimental/workspace/sync-list", workspaces.ExperimentalWorkspaceSyncListView,
+          "experimental.workspace.syncList"),
+    # experimental/workspace/warp is sessions_app's (mounted earlier).
+    route("experimental/workspace/<str:id>", workspaces.ExperimentalWorkspaceItemView,
+          "experimental.workspace.remove"),
 ]
 v2: list = [
     route("project", projects.V2ProjectListView, "project.list"),
@@ -42,6 +56,9 @@ v2: list = [
     route("fs/tree", files.V2TreeView, "fs.tree"),
     route("fs/search", files.V2SearchView, "fs.search"),
     route("fs/grep", files.V2GrepView, "fs.grep"),
+    route("fs/read/<path:path>", files.V2FsReadView, "fs.read"),
+    route("fs/list", files.V2FsListView, "fs.list"),
+    route("fs/find", files.V2FsFindView, "fs.find"),
     route("vcs", vcs.V2VcsView, "vcs.get"),
     route("vcs/status", vcs.V2VcsStatusView, "vcs.status"),
     route("vcs/diff", vcs.V2VcsDiffView, "vcs.diff"),

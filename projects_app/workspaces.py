@@ -81,7 +81,7 @@ def workspace_wire(workspace: Workspace) -> dict:
     }
 
 
-def _publish(workspace: Workspace, type_: str) -> None:
+def publish_workspace(workspace: Workspace, type_: str) -> None:
     events.publish(type_, {"workspaceID": workspace.id, "info": workspace_wire(workspace)},
                    owner_id=workspace.owner_id, directory=workspace.directory, workspace_id=workspace.id,
                    project_id=workspace.project.project_id if workspace.project_id else None)
@@ -177,7 +177,7 @@ def workspace_create(*, user, type: str, project_id: str | None = None, name: st
         )
         with transaction.atomic():
             workspace.save(force_insert=True)
-        _publish(workspace, "workspace.created")
+        publish_workspace(workspace, "workspace.created")
         return workspace
     if type not in WORKTREE_TYPES:
         raise BadRequest(f"Unknown workspace type {type!r}: use one of {', '.join(REGISTER_TYPES + WORKTREE_TYPES)}",
@@ -208,7 +208,7 @@ def workspace_create(*, user, type: str, project_id: str | None = None, name: st
     except Exception:
         git.worktree_remove(repo, target)
         raise
-    _publish(workspace, "workspace.created")
+    publish_workspace(workspace, "workspace.created")
     return workspace
 
 
@@ -227,7 +227,7 @@ def workspace_update(*, user, workspace_id: str, name: str | None = None, metada
             workspace.archived = archived
         workspace.time_updated = now_ms()
         workspace.save()
-    _publish(workspace, "workspace.updated")
+    publish_workspace(workspace, "workspace.updated")
     return workspace
 
 
@@ -263,6 +263,41 @@ def project_workspaces(*, context) -> list[dict]:
     """experimental.workspace.list: 1.18's Workspace records of the context's project."""
     rows = workspace_list(user=context.user, project_id=context.project_id).filter(archived=False)
     return [{key: wire[key] for key in _WORKSPACE_FIELDS} for wire in (workspace_wire(row) for row in rows)]
+
+
+ADAPTERS = [
+    {"type": "worktree", "name": "Git worktree",
+     "description": "A new git worktree of the project on its own branch, made and kept by this server"},
+    {"type": "directory", "name": "Directory",
+     "description": "A directory of yours already on the server, registered as a workspace of its project"},
+    {"type": "local", "name": "Local directory", "description": "The same as directory (opencode's name for it)"},
+]
+
+
+def workspace_adapters() -> list[dict]:
+    """experimental.workspace.adapter.list: the kinds of workspace this server makes (no remote adapters)."""
+    return [dict(adapter) for adapter in ADAPTERS]
+
+
+def experimental_wire(workspace: Workspace) -> dict:
+    wire = workspace_wire(workspace)
+    return {key: wire[key] for key in _WORKSPACE_FIELDS}
+
+
+def project_workspace_create(*, context, type: str, branch: str | None = None, extra=None) -> dict:
+    """experimental.workspace.create: a workspace of the context's project; a directory-kind one registers
+    the context's directory."""
+    workspace = workspace_create(user=context.user, type=type, directory=context.directory, branch=branch,
+                                 metadata=extra if isinstance(extra, dict) else None)
+    return experimental_wire(workspace)
+
+
+def project_workspace_remove(*, context, workspace_id: str) -> dict:
+    """experimental.workspace.remove: the registration goes, and a worktree the server made goes with it."""
+    workspace = workspace_get(user=context.user, workspace_id=workspace_id)
+    wire = experimental_wire(workspace)
+    workspace_delete(user=context.user, workspace_id=workspace_id, remove_files=workspace.created_by_server)
+    return wire
 
 
 def project_workspace_status(*, context) -> list[dict]:
@@ -346,7 +381,7 @@ def workspace_sync(*, user) -> dict:
                                   name=os.path.basename(path), directory=path, branch=git.current_branch(path))
             with transaction.atomic():
                 workspace.save(force_insert=True)
-            _publish(workspace, "workspace.created")
+            publish_workspace(workspace, "workspace.created")
             known.add(path)
             registered.append(workspace)
     return {

@@ -30,6 +30,14 @@ def provider_list_v2(*, context) -> list[dict]:
     return [shapes.provider_v2(entry) for entry in _connected(context).values()]
 
 
+def provider_get_v2(*, context, provider_id: str) -> dict:
+    """v2 provider.get: one provider this context has connected (404 for any other)."""
+    entry = _connected(context).get(provider_id)
+    if entry is None:
+        raise NotFound(f"Provider not found: {provider_id}", providerID=provider_id)
+    return shapes.provider_v2(entry)
+
+
 def model_list_v2(*, context) -> list[dict]:
     return [shapes.model_v2(entry, model) for entry in _connected(context).values()
             for model in entry.record.get("models", {}).values()]
@@ -38,6 +46,16 @@ def model_list_v2(*, context) -> list[dict]:
 def console_state() -> dict:
     """experimental.console.get: no opencode Console (org-managed providers) integration exists on this server."""
     return {"consoleManagedProviders": [], "switchableOrgCount": 0}
+
+
+def console_orgs() -> list[dict]:
+    """experimental.console.listOrgs: this server signs in to no opencode Console account, so it has no orgs."""
+    return []
+
+
+def console_org_switch(*, account_id: str, org_id: str) -> bool:
+    raise NotFound(f"No Console org {org_id} of account {account_id}: this server signs in to no opencode Console "
+                   "account", accountID=account_id, orgID=org_id)
 
 
 def catalog_model_list() -> list[dict]:

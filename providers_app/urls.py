@@ -9,6 +9,8 @@ original: list = [
     route("provider/<str:providerID>/oauth/callback", providers.OAuthCallbackView, "provider.oauth.callback"),
     route("config/providers", providers.ConfigProvidersView, "config.providers"),
     route("experimental/console", console.ConsoleView, "experimental.console.get"),
+    route("experimental/console/orgs", console.ConsoleOrgsView, "experimental.console.listOrgs"),
+    route("experimental/console/switch", console.ConsoleSwitchView, "experimental.console.switchOrg"),
     route("mcp", mcp.McpStatusView, "mcp.status", "mcp.add"),
     route("mcp/<str:name>/auth", mcp.McpAuthView, "mcp.auth.start", "mcp.auth.remove"),
     route("mcp/<str:name>/auth/callback", mcp.McpAuthCallbackView, "mcp.auth.callback"),
@@ -19,11 +21,22 @@ original: list = [
 ]
 v2: list = [
     route("provider", providers.V2ProviderListView, "provider.list"),
+    route("provider/<str:providerID>", providers.V2ProviderView, "provider.get"),
     route("model", providers.V2ModelListView, "model.list"),
     route("catalog/model", providers.CatalogModelListView, "catalog.model.list"),
     # Model ids may contain slashes (openrouter's "anthropic/claude-…").
     route("catalog/model/<str:providerID>/<path:modelID>", providers.CatalogModelView, "catalog.model.get"),
     route("integration", integrations.IntegrationView, "integration.list"),
+    # Before integration/<integrationID>, which would take "attempt" for an id.
+    route("integration/attempt/<str:attemptID>", integrations.AttemptView, "integration.attempt.status",
+          "integration.attempt.cancel"),
+    route("integration/attempt/<str:attemptID>/complete", integrations.AttemptCompleteView,
+          "integration.attempt.complete"),
+    route("integration/<str:integrationID>", integrations.IntegrationItemView, "integration.get"),
+    route("integration/<str:integrationID>/connect/key", integrations.ConnectKeyView, "integration.connect.key"),
+    route("integration/<str:integrationID>/connect/oauth", integrations.ConnectOAuthView,
+          "integration.connect.oauth"),
+    route("credential/<str:credentialID>", integrations.CredentialView, "credential.update", "credential.remove"),
     route("mcp/server", mcp.V2ServerView, "mcp.server.list", "mcp.server.create"),
     route("mcp/server/<str:name>/oauth", mcp.V2OAuthView, "mcp.server.oauth.start", "mcp.server.oauth.delete"),
     route("mcp/server/<str:name>/oauth/callback", mcp.V2OAuthCallbackView, "mcp.server.oauth.callback"),

@@ -13,4 +13,5 @@ v2: list = [
     route("pty", pty.V2PtyCollectionView, "pty.list", "pty.create"),
     route("pty/<str:ptyID>", pty.V2PtyItemView, "pty.get", "pty.update", "pty.delete"),
     route("pty/<str:ptyID>/connect", pty.PtyConnectView, "pty.connect"),
+    route("pty/<str:ptyID>/connect-token", pty.V2PtyConnectTokenView, "pty.connectToken"),
 ]

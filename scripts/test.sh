@@ -14,6 +14,11 @@ if { ! ls .tools/node_modules/opencode-linux-*/bin/opencode || [ ! -e .tools/nod
     >/dev/null \
     || echo "warning: could not install opencode-ai; the client tests will be skipped"
 fi
+# The SDK's v2 client of 1.19.3 (tests/clients/test_js_sdk_v2.py), beside 1.18.33's under its own name.
+if [ ! -e .tools/node_modules/sdk119/package.json ] && command -v npm >/dev/null 2>&1; then
+  npm install --prefix .tools --no-audit --no-fund --loglevel=error sdk119@npm:@opencode-ai/sdk@1.19.3 >/dev/null \
+    || echo "warning: could not install @opencode-ai/sdk 1.19.3; the SDK v2 client tests will be skipped"
+fi
 # The import contracts (.importlinter): a new cycle or an upward import fails the run before any test.
 .venv/bin/lint-imports --no-cache
 # The TypeScript language server (tests/lsp checks it when present, and skips otherwise); Node >= 20.

@@ -15,7 +15,7 @@ from auth_app import urls as auth_urls
 from projects_app import urls as projects_urls
 from providers_app import urls as providers_urls
 from pty_app import urls as pty_urls
-from server.api import doc, events, health, log
+from server.api import doc, events, health, log, upgrade
 from sessions_app import urls as sessions_urls
 from tui_app import urls as tui_urls
 from web_app import urls as web_urls
@@ -28,11 +28,13 @@ original: list = [
     route("event", events.instance_event_stream, "event.subscribe"),
     route("doc", doc.OpenApiView, "doc"),
     route("log", log.LogView, "app.log"),
+    route("global/upgrade", upgrade.UpgradeView, "global.upgrade"),
     *(pattern for app in APPS for pattern in app.original),
 ]
 v2: list = [
     route("event", events.v2_event_stream, "event.subscribe"),
     route("health", health.HealthV2View, "health.get"),
+    route("session/<str:sessionID>/event", events.session_event_stream, "session.events"),
     *(pattern for app in APPS for pattern in app.v2),
 ]
 

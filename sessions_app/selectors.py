@@ -289,3 +289,88 @@ def session_context_messages(*, session: Session) -> list[tuple[Message, list[di
     if boundary is not None:
         qs = qs.filter(id__gte=boundary)
     return _with_parts(list(qs.order_by("id")))
+
+
+HISTORY_DEFAULT_LIMIT = 100
+HISTORY_MAX_LIMIT = 1000
+
+
+def durable_event_wire(row, session_id: str) -> dict:
+    """A logged event of a session as v2's durable event: its log id is the session's sequence number."""
+    return {"id": row.event_id, "type": row.type, "durable": {"aggregateID": session_id, "seq": row.id, "version": 1},
+            "location": {"directory": row.directory, **({"workspaceID": row.workspace_id} if row.workspace_id else {})},
+            "data": row.properties, "time": row.time}
+
+
+def _about(session: Session):
+    from django.db.models import Q
+
+    return (Q(properties__sessionID=session.id) | Q(properties__info__sessionID=session.id)
+            | Q(properties__part__sessionID=session.id) | Q(type__startswith="session.", properties__info__id=session.id))
+
+
+def session_replay_after(*, session: Session, after: int) -> int:
+    """Where a replay of the session's events after `after` starts in the log: just before its first retained
+    event after `after`, or at the log's end when it has none."""
+    from django.db.models import Max
+
+    from agentserver.models import EventLog
+
+    first = (EventLog.objects.filter(_about(session), owner_id=session.owner_id, directory=session.directory,
+                                     id__gt=after).order_by("id").values_list("id", flat=True).first())
+    if first is not None:
+        return first - 1
+    return EventLog.objects.aggregate(newest=Max("id"))["newest"] or after
+
+
+def session_history(*, session: Session, after: int = 0, limit: int | None = None) -> tuple[list[dict], bool]:
+    """v2 session.history: one page of the session's logged events after sequence `after`, oldest first, and
+    whether more follow. Events older than the log's retention (AGENTSERVER_EVENT_LOG_RETENTION) are gone."""
+    from agentserver.models import EventLog
+
+    limit = max(1, min(limit or HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT))
+    rows = list(EventLog.objects.filter(_about(session), owner_id=session.owner_id, directory=session.directory, id__gt=after)
+                .order_by("id")[:limit + 1])
+    return [durable_event_wire(row, session.id) for row in rows[:limit]], len(rows) > limit
+
+
+def project_summaries(*, user, sessions) -> dict[str, dict]:
+    """ProjectSummary ({id, name?, worktree}) of the projects of the caller's `sessions`: the project's record,
+    or, for one no route has recorded yet, what its session knows (its directory less its sub-path)."""
+    from projects_app.models import Project
+
+    out = {}
+    for session in sessions:
+        worktree = session.directory
+        if session.path and worktree.endswith("/" + session.path):
+            worktree = worktree[:-len(session.path) - 1]
+        out.setdefault(session.project_id, {"id": session.project_id, "worktree": worktree})
+    for project in Project.objects.filter(owner=user, project_id__in=set(out)):
+        summary = {"id": project.project_id, "worktree": project.worktree}
+        if project.name:
+            summary["name"] = project.name
+        out[project.project_id] = summary
+    return out
+
+
+SYNC_HISTORY_LIMIT = 10_000
+
+
+def sync_history(*, user, directory: str, known: dict[str, int]) -> list[dict]:
+    """1.18's sync.history.list over the event log: the logged events of the caller's sessions in `directory`
+    ({id, aggregate_id, seq, type, data}, seq = the log id), those after `known[sessionID]` for the sessions
+    named there. At most SYNC_HISTORY_LIMIT events."""
+    from agentserver.bus import event_session_id
+    from agentserver.models import EventLog
+
+    rows = EventLog.objects.filter(owner_id=user.pk, directory=directory).order_by("id")
+    out = []
+    for row in rows.iterator(chunk_size=1000):
+        session_id = event_session_id(row.type, row.properties)
+        if session_id is None or row.id <= known.get(session_id, -1):
+            continue
+        out.append({"id": row.event_id, "aggregate_id": session_id, "seq": row.id, "type": row.type,
+                    "data": row.properties})
+        if len(out) >= SYNC_HISTORY_LIMIT:
+            break
+    return out

@@ -125,6 +125,15 @@ VALID_BODIES = {
     "mcp.auth.callback": {"code": "a-code"},
     "provider.oauth.authorize": {"method": 0},
     "provider.oauth.callback": {"method": 0, "code": "a-code"},
+    "session.permission.create": {"action": "read", "resources": ["README.md"]},
+    "session.permission.reply": {"reply": "once"},
+    "session.question.reply": {"answers": [["red"]]},
+    "session.switchAgent": {"agent": "build"},
+    "session.switchModel": {"model": {"id": "fake-model", "providerID": "fake"}},
+    "session.revert.stage": {"messageID": "msg_0000000000000000000000000a"},
+    "credential.update": {"label": "bob's"},
+    "v2.projectCopy.create": {"strategy": "worktree", "directory": "/tmp/bobs-copy"},
+    "v2.projectCopy.remove": {"directory": "/tmp/bobs-copy", "force": True},
 }
 # Answers other than 404 that the spec gives everyone alike, with the reason.
 # (A provider without OAuth sign-in is a 404 for every caller, bob included, so it needs no entry here.)
@@ -135,6 +144,10 @@ UNFILLABLE: dict[str, str] = {
     "auth.set": "a provider id names no one's object: each caller sets and removes only their own key "
                 "(tests/accounts/test_provider_auth_routes.py checks bob against alice's key)",
     "auth.remove": "as auth.set",
+    "integration.get": "an integration id is a provider of the catalog, the same for everyone; each caller connects "
+                       "only their own credentials (tests/clients/test_js_sdk_v2.py checks bob's connections)",
+    "integration.connect.key": "as integration.get",
+    "integration.connect.oauth": "as integration.get",
 }
 
 
@@ -221,6 +234,13 @@ NO_BODY_FIELDS = {
     "mcp.connect": "the server name is the whole input",
     "mcp.disconnect": "the server name is the whole input",
     "pty.connectToken": "the terminal id is the whole input",
+    "session.revert.clear": "the session id is the whole input",
+    "session.revert.commit": "the session id is the whole input",
+    "session.question.reject": "the session and request ids are the whole input",
+    "experimental.session.background": "the session id is the whole input",
+    "experimental.workspace.syncList": "no input",
+    "v2.projectCopy.refresh": "the project id is the whole input",
+    "sync.start": "no input",
 }
 OWN_MALFORMED_BODIES = {
     "config.update": ("model", {"model": 42}),  # a Config, validated by the config schema
@@ -230,6 +250,8 @@ OWN_MALFORMED_BODIES = {
     "question.reply": ("answers", {"answers": 42}),
     "auth.set": ("type", {"type": 42, "key": "k"}),  # an Auth record, as opencode's body
     "part.update": ("type", {"type": 42}),  # a whole Part
+    # A map of session id → last known sequence number, no fixed fields.
+    "sync.history.list": ("ses_known", {"ses_known": "late"}),
 }
 
 
@@ -263,8 +285,9 @@ def test_every_body_route_refuses_a_wrongly_typed_field_by_name_and_stores_nothi
 
 
 def ask(client, route, values: dict, body: dict, directory):
-    """(status, response); the response is None for an event stream, which is never read."""
-    kwargs = {"json": body} if route.method in ("POST", "PUT", "PATCH") else {}
+    """(status, response); the response is None for an event stream, which is never read. A DELETE sends a body
+    only when given one (v2.projectCopy.remove names its copy in the body)."""
+    kwargs = {"json": body} if route.method in ("POST", "PUT", "PATCH") or body else {}
     status, _, response = send(client, route, url=route.url(values), params={"directory": str(directory)},
                                **kwargs)
     return status, response

@@ -13,6 +13,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect, ensure_csrf_cookie
 from django.views.decorators.debug import sensitive_post_parameters
 
+from agentserver import events
+from auth_app.authentication import browser_stream_id
 from web_app.throttle import sign_in_attempt, sign_in_succeeded
 
 SIGNIN_PATH = "/signin"
@@ -87,5 +89,8 @@ def signin(request: HttpRequest) -> HttpResponse:
 def signout(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
+    stream_id = browser_stream_id(request.session.session_key)
     logout(request)
+    if stream_id:
+        events.revoke_token(stream_id)  # the browser's open event streams end with its session
     return redirect(SIGNIN_PATH)

@@ -1,6 +1,8 @@
-"""Files: file.list/read/status and find.text/files/symbols (original), fs.file/tree/search/grep (v2).
+"""Files: file.list/read/status and find.text/files/symbols (original), fs.file/tree/search/grep and
+fs.read/list/find (v2).
 
 v2 request-kind routes answer `{location, data}`; the original routes answer opencode 1.18's bare shapes."""
+from django.http import HttpResponse
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -97,6 +99,46 @@ class V2GrepView(LocatedView):
         found = files.content_grep(context=self.context(request), pattern=body["pattern"],
                                    include=body.get("include"), limit=body["limit"])
         return self.located(request, found)
+
+
+class FsListQuery(serializers.Serializer):
+    path = StrictCharField(max_length=4096, required=False, default=".", trim_whitespace=False)
+
+
+class FsFindQuery(serializers.Serializer):
+    query = StrictCharField(max_length=1000, allow_blank=True, trim_whitespace=False)
+    type = serializers.ChoiceField(choices=["file", "directory"], required=False)
+    limit = serializers.IntegerField(min_value=1, max_value=files.SEARCH_LIMIT_MAX, required=False,
+                                     default=files.SEARCH_LIMIT_DEFAULT)
+
+
+class V2FsReadView(LocatedView):
+    """The file at the path after /api/fs/read/, as it is (its bytes, its media type)."""
+
+    operation_ids = {"GET": "fs.read"}
+
+    def get(self, request, path: str):
+        data, mime = files.file_bytes(context=self.context(request), path=path)
+        return HttpResponse(data, content_type=mime, headers={"X-Content-Type-Options": "nosniff"})
+
+
+class V2FsListView(LocatedView):
+    operation_ids = {"GET": "fs.list"}
+
+    def get(self, request):
+        query = parse_query(FsListQuery, request)
+        nodes = files.directory_list(context=self.context(request), path=query["path"] or ".")
+        return self.located(request, files.entries_of(nodes))
+
+
+class V2FsFindView(LocatedView):
+    operation_ids = {"GET": "fs.find"}
+
+    def get(self, request):
+        query = parse_query(FsFindQuery, request)
+        found = files.path_search(context=self.context(request), query=query["query"], type=query.get("type"),
+                                  limit=query["limit"])
+        return self.located(request, files.found_entries(found))
 
 
 # ---- original (opencode 1.18 shapes) ------------------------------------------------------------------

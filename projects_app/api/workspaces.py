@@ -1,12 +1,14 @@
 """Workspaces: the v2 workspace.* routes (server kind: no runtime context; meanings of status and sync:
 projects_app/workspaces.py) but workspace.warp (a session's move: sessions_app/api/workspaces.py), and 1.18's
-experimental.workspace.list / experimental.workspace.status of the context's project."""
+experimental.workspace.* of the context's project (list, create, status, remove, adapter.list, syncList; warp is
+sessions_app's)."""
 from django.core.validators import RegexValidator
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import (
     ApiView,
+    IdField,
     StrictBooleanField,
     StrictCharField,
     directory_validator,
@@ -14,6 +16,7 @@ from agentserver.api import (
     parse,
     parse_query,
 )
+from agentserver.errors import BadRequest
 from projects_app import workspaces
 
 
@@ -114,3 +117,47 @@ class ExperimentalWorkspaceStatusView(ApiView):
 
     def get(self, request):
         return Response(workspaces.project_workspace_status(context=self.context(request)))
+
+
+class ExperimentalWorkspaceCreateInput(serializers.Serializer):
+    id = IdField("wrk", required=False)
+    type = StrictCharField(max_length=32)
+    branch = StrictCharField(max_length=255, required=False, allow_null=True)
+    extra = serializers.JSONField(required=False, allow_null=True)
+
+
+class ExperimentalWorkspaceCollectionView(ExperimentalWorkspaceView):
+    operation_ids = {"GET": "experimental.workspace.list", "POST": "experimental.workspace.create"}
+
+    def post(self, request):
+        data = parse(ExperimentalWorkspaceCreateInput, request.data)
+        if data.get("id"):
+            raise BadRequest("id: this server names its workspaces; leave id out", kind="Body",
+                             issues=[{"path": ["id"], "message": "chosen by the server"}])
+        return Response(workspaces.project_workspace_create(context=self.context(request), type=data["type"],
+                                                            branch=data.get("branch"), extra=data.get("extra")))
+
+
+class ExperimentalWorkspaceAdapterView(ApiView):
+    operation_ids = {"GET": "experimental.workspace.adapter.list"}
+
+    def get(self, request):
+        self.context(request)
+        return Response(workspaces.workspace_adapters())
+
+
+class ExperimentalWorkspaceSyncListView(ApiView):
+    operation_ids = {"POST": "experimental.workspace.syncList"}
+
+    def post(self, request):
+        self.context(request)
+        workspaces.workspace_sync(user=request.user)
+        return Response(status=204)
+
+
+class ExperimentalWorkspaceItemView(ApiView):
+    operation_ids = {"DELETE": "experimental.workspace.remove"}
+
+    def delete(self, request, id: str):
+        workspace_id = id_param(id, "wrk", "workspace")
+        return Response(workspaces.project_workspace_remove(context=self.context(request), workspace_id=workspace_id))

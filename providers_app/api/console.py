@@ -1,8 +1,15 @@
-"""experimental.console.get: the opencode Console's state (org-managed providers), which this server has none of."""
+"""experimental.console.get / .listOrgs / .switchOrg: the opencode Console's state (org-managed providers), which
+this server has none of: no orgs to list, none to switch to."""
+from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView
-from providers_app.selectors import console_state
+from agentserver.api import ApiView, StrictCharField, parse
+from providers_app.selectors import console_org_switch, console_orgs, console_state
+
+
+class SwitchOrgBody(serializers.Serializer):
+    accountID = StrictCharField(max_length=255)
+    orgID = StrictCharField(max_length=255)
 
 
 class ConsoleView(ApiView):
@@ -10,3 +17,20 @@ class ConsoleView(ApiView):
 
     def get(self, request):
         return Response(console_state())
+
+
+class ConsoleOrgsView(ApiView):
+    operation_ids = {"GET": "experimental.console.listOrgs"}
+
+    def get(self, request):
+        self.context(request)
+        return Response({"orgs": console_orgs()})
+
+
+class ConsoleSwitchView(ApiView):
+    operation_ids = {"POST": "experimental.console.switchOrg"}
+
+    def post(self, request):
+        body = parse(SwitchOrgBody, request.data)
+        self.context(request)
+        return Response(console_org_switch(account_id=body["accountID"], org_id=body["orgID"]))

@@ -81,6 +81,15 @@ class V2ProviderListView(V2RequestView):
                          "data": selectors.provider_list_v2(context=context)})
 
 
+class V2ProviderView(V2RequestView):
+    operation_ids = {"GET": "provider.get"}
+
+    def get(self, request, providerID: str):
+        context = self.context(request)
+        return Response({"location": context.location(),
+                         "data": selectors.provider_get_v2(context=context, provider_id=providerID)})
+
+
 class V2ModelListView(V2RequestView):
     operation_ids = {"GET": "model.list"}
 

@@ -113,3 +113,11 @@ class PtyConnectTokenView(ApiView):
 
     def post(self, request, ptyID):
         return Response(tickets.ticket_create(user=request.user, pty_id=_pty_id(ptyID)))
+
+
+class V2PtyConnectTokenView(V2RequestView):
+    operation_ids = {"POST": "pty.connectToken"}
+
+    def post(self, request, ptyID):
+        ticket = tickets.ticket_create(user=request.user, pty_id=_pty_id(ptyID))
+        return Response({"location": self.context(request).location(), "data": ticket})

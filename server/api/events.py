@@ -1,20 +1,21 @@
-"""global.event, event.subscribe and the v2 event.subscribe: the three event streams (agentserver/sse.py),
+"""global.event, event.subscribe, the v2 event.subscribe and the v2 session.events (one session's events): the
+event streams (agentserver/sse.py),
 authenticated with the API's credentials (or the signed-in browser's session, from this server's own pages)
 and resolved to the caller's runtime context here, above the
 plumbing that streams them."""
+from asgiref.sync import sync_to_async
 from django.views.decorators.csrf import csrf_exempt
 
 from agentserver import sse
+from agentserver.api import id_param
 from agentserver.bus import GLOBAL, INSTANCE, V2
-from agentserver.errors import Unauthorized
-from auth_app.authentication import browser_session, challenge, credentials_to_token
-from auth_app.tokens import live_token_ids
+from agentserver.errors import ApiError, BadRequest, Unauthorized, error_response
+from auth_app.authentication import browser_session, challenge, credentials_to_token, live_stream_ids
 from projects_app.contexts import resolve
+from sessions_app.selectors import session_get, session_replay_after
 
 
-def _authenticate(request, shape: str):
-    """(token, runtime context or None): the HTTP routes' credentials, in the header or `auth_token=`, else
-    the browser's session."""
+def _token(request):
     try:
         token = credentials_to_token(request.META.get("HTTP_AUTHORIZATION", ""),
                                      request.META.get("QUERY_STRING", "")) or browser_session(request)
@@ -22,13 +23,20 @@ def _authenticate(request, shape: str):
         raise Unauthorized(str(error), challenge=challenge(request))
     if token is None:
         raise Unauthorized("Authentication credentials were not provided.", challenge=challenge(request))
+    return token
+
+
+def _authenticate(request, shape: str):
+    """(token, runtime context or None): the HTTP routes' credentials, in the header or `auth_token=`, else
+    the browser's session."""
+    token = _token(request)
     if shape == GLOBAL:
         return token, None
     return token, resolve(token.user, request.GET, request.headers, allow_workspace=shape == V2, roots=token.roots)
 
 
 async def _stream(request, shape: str):
-    return await sse.open_stream(request, shape, authenticate=_authenticate, live_tokens=live_token_ids)
+    return await sse.open_stream(request, shape, authenticate=_authenticate, live_tokens=live_stream_ids)
 
 
 @csrf_exempt  # GET only; a session cookie is accepted from this server's own pages only
@@ -44,3 +52,37 @@ async def instance_event_stream(request):
 @csrf_exempt  # GET only; a session cookie is accepted from this server's own pages only
 async def v2_event_stream(request):
     return await _stream(request, V2)
+
+
+def _session_stream_start(request, session_id: str, after: str | None):
+    """(token, runtime context, the log id to replay after) of one session's stream: 404 for a session that
+    is not the caller's. `after` earlier than the log keeps is no gap when none of the session's events fell
+    out of it: replay starts just before the session's first retained event after `after`."""
+    from django.db import connection
+
+    try:
+        token = _token(request)
+        session = session_get(user=token.user, session_id=id_param(session_id, "ses", "session"))
+        query = {"directory": session.directory, **({"workspace": session.workspace_id} if session.workspace_id
+                                                    else {})}
+        context = resolve(token.user, query, {}, allow_workspace=True, roots=token.roots)
+        if after is not None:
+            after = str(session_replay_after(session=session, after=int(after)))
+        return token, context, after
+    finally:
+        connection.close()
+
+
+@csrf_exempt  # GET only; a session cookie is accepted from this server's own pages only
+async def session_event_stream(request, sessionID: str):
+    """One session's events in the v2 envelope, those logged after `after` (a sequence number of
+    session.history) first."""
+    after = request.GET.get("after")
+    if after is not None and not after.isdigit():
+        return error_response(BadRequest(f"after: Expected a sequence number, got {after!r}", kind="Query"))
+    try:
+        token, context, after = await sync_to_async(_session_stream_start)(request, sessionID, after)
+    except ApiError as error:
+        return error_response(error)
+    return await sse.open_stream(request, V2, authenticate=lambda request, shape: (token, context),
+                                 live_tokens=live_stream_ids, session_id=sessionID, after=after)

@@ -1,5 +1,5 @@
 """Messages and parts: session.messages, session.message, session.deleteMessage, part.update, part.delete
-(original) and session.message.list (v2)."""
+(original) and session.message.list, session.message (v2)."""
 from __future__ import annotations
 
 from urllib.parse import urlencode
@@ -100,3 +100,13 @@ class V2SessionMessagesView(ApiView):
                                                    order=order, tail=False)
         next_cursor = encode_cursor({"id": result.last_id, "order": order}) if result.last_id else None
         return page(result.items, next_cursor)
+
+
+class V2SessionMessageView(ApiView):
+    operation_ids = {"GET": "session.message"}
+
+    def get(self, request, sessionID: str, messageID: str):
+        session = session_from_path(request, sessionID)
+        message_id = id_param(messageID, "msg", "message")
+        message, parts = selectors.message_get(session=session, message_id=message_id)
+        return Response({"data": message_wire(message, parts)})

@@ -1,18 +1,22 @@
 """Permission requests: permission.list, permission.reply, permission.respond (original) and
-permission.list, permission.reply, permission.request.list (v2): list the caller's pending requests, answer
-them."""
+permission.list, permission.reply, permission.request.list, session.permission.list/.create/.get/.reply,
+permission.saved.list/.remove (v2): list the caller's pending requests, ask and answer them, and the
+approvals remembered from `always` replies."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import (
     ApiView,
+    IdField,
     LocatedView,
     StrictCharField,
     V2RequestView,
     id_param,
     parse,
+    parse_query,
 )
 from sessions_app.api.serializers import spec_response
+from sessions_app.api.sessions import session_from_path
 from sessions_app.selectors import session_get
 from sessions_app.services import permissions
 
@@ -95,3 +99,81 @@ class V2PermissionRequestListView(LocatedView):
         context = self.context(request)
         pending = permissions.permission_list(user=request.user, project_id=context.project_id)
         return self.located(request, [permission_v2_wire(r) for r in pending])
+
+
+class PermissionSource(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["tool"], error_messages={"invalid_choice": 'Expected "tool"'})
+    messageID = IdField("msg")
+    callID = StrictCharField(max_length=256)
+
+
+class PermissionCreateBody(serializers.Serializer):
+    id = IdField("per", required=False)
+    action = StrictCharField(max_length=128)
+    resources = serializers.ListField(child=StrictCharField(max_length=4096, allow_blank=True), max_length=256)
+    save = serializers.ListField(child=StrictCharField(max_length=4096, allow_blank=True), max_length=256,
+                                 required=False)
+    metadata = serializers.DictField(required=False)
+    source = PermissionSource(required=False)
+    agent = StrictCharField(max_length=128, required=False)
+
+
+class SavedListQuery(serializers.Serializer):
+    projectID = StrictCharField(max_length=64, required=False)
+
+
+class V2SessionPermissionsView(ApiView):
+    """The pending permission requests of one session, and asking a new one (v2)."""
+
+    operation_ids = {"GET": "session.permission.list", "POST": "session.permission.create"}
+
+    def get(self, request, sessionID: str):
+        session = session_from_path(request, sessionID)
+        pending = permissions.permission_list(user=request.user, session=session)
+        return Response({"data": [permission_v2_wire(r) for r in pending]})
+
+    def post(self, request, sessionID: str):
+        session = session_from_path(request, sessionID)
+        body = parse(PermissionCreateBody, request.data)
+        return Response({"data": permissions.permission_create(
+            session=session, action=body["action"], resources=body["resources"], save=body.get("save"),
+            metadata=body.get("metadata"), source=body.get("source"), agent=body.get("agent"),
+            request_id=body.get("id"))})
+
+
+class V2SessionPermissionView(ApiView):
+    operation_ids = {"GET": "session.permission.get"}
+
+    def get(self, request, sessionID: str, requestID: str):
+        session = session_from_path(request, sessionID)
+        request_id = id_param(requestID, "per", "permission")
+        return Response({"data": permission_v2_wire(permissions.permission_get(session=session,
+                                                                               request_id=request_id))})
+
+
+class V2SessionPermissionReplyView(ApiView):
+    operation_ids = {"POST": "session.permission.reply"}
+
+    def post(self, request, sessionID: str, requestID: str):
+        session = session_from_path(request, sessionID)
+        request_id = id_param(requestID, "per", "permission")
+        body = parse(ReplyBody, request.data)
+        permissions.permission_reply(user=request.user, request_id=request_id, reply=body["reply"],
+                                     message=body.get("message") or None, session_id=session.id)
+        return Response(status=204)
+
+
+class V2SavedPermissionListView(ApiView):
+    operation_ids = {"GET": "permission.saved.list"}
+
+    def get(self, request):
+        query = parse_query(SavedListQuery, request)
+        return Response({"data": permissions.saved_list(user=request.user, project_id=query.get("projectID"))})
+
+
+class V2SavedPermissionView(ApiView):
+    operation_ids = {"DELETE": "permission.saved.remove"}
+
+    def delete(self, request, id: str):
+        permissions.saved_remove(user=request.user, approval_id=id)
+        return Response(status=204)

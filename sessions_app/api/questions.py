@@ -1,5 +1,5 @@
 """Questions the agent asked: question.list, question.reply, question.reject (original and v2) and
-question.request.list (v2)."""
+question.request.list, session.question.list/.reply/.reject (v2)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -12,6 +12,7 @@ from agentserver.api import (
     parse,
 )
 from sessions_app.api.serializers import spec_response
+from sessions_app.api.sessions import session_from_path
 from sessions_app.services import questions
 
 
@@ -76,3 +77,33 @@ class V2QuestionRequestListView(LocatedView):
         context = self.context(request)
         pending = questions.question_list(user=request.user, project_id=context.project_id)
         return self.located(request, pending)
+
+
+class V2SessionQuestionListView(ApiView):
+    operation_ids = {"GET": "session.question.list"}
+
+    def get(self, request, sessionID: str):
+        session = session_from_path(request, sessionID)
+        return Response({"data": questions.question_list(user=request.user, session=session)})
+
+
+class V2SessionQuestionReplyView(ApiView):
+    operation_ids = {"POST": "session.question.reply"}
+
+    def post(self, request, sessionID: str, requestID: str):
+        session = session_from_path(request, sessionID)
+        request_id = id_param(requestID, "que", "question")
+        body = parse(AnswersBody, request.data)
+        questions.question_reply(user=request.user, request_id=request_id, answers=body["answers"],
+                                 session_id=session.id)
+        return Response(status=204)
+
+
+class V2SessionQuestionRejectView(ApiView):
+    operation_ids = {"POST": "session.question.reject"}
+
+    def post(self, request, sessionID: str, requestID: str):
+        session = session_from_path(request, sessionID)
+        request_id = id_param(requestID, "que", "question")
+        questions.question_reject(user=request.user, request_id=request_id, session_id=session.id)
+        return Response(status=204)

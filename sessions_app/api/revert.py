@@ -1,10 +1,11 @@
-"""session.revert / session.unrevert / session.diff (original) and v2 session.diff (reference §5.7)."""
+"""session.revert / session.unrevert / session.diff (original) and v2 session.diff, session.revert.stage /
+.clear / .commit (reference §5.7)."""
 from __future__ import annotations
 
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, IdField, parse, parse_query
+from agentserver.api import ApiView, IdField, StrictBooleanField, parse, parse_query
 from sessions_app.api.sessions import session_from_path
 from sessions_app.runtime import session_diff
 from sessions_app.services import revert as revert_service
@@ -61,3 +62,35 @@ class V2DiffView(ApiView):
 
     def get(self, request, sessionID: str):
         return Response({"data": diffs_of(request, sessionID)})
+
+
+class RevertStageBody(serializers.Serializer):
+    messageID = IdField("msg")
+    files = StrictBooleanField(required=False, default=True)
+
+
+class V2RevertStageView(ApiView):
+    operation_ids = {"POST": "session.revert.stage"}
+
+    def post(self, request, sessionID: str):
+        session = session_from_path(request, sessionID)
+        body = parse(RevertStageBody, request.data)
+        session = revert_service.session_revert(session=session, message_id=body["messageID"], files=body["files"],
+                                                must_exist=True)
+        return Response({"data": session.revert})
+
+
+class V2RevertClearView(ApiView):
+    operation_ids = {"POST": "session.revert.clear"}
+
+    def post(self, request, sessionID: str):
+        revert_service.session_unrevert(session=session_from_path(request, sessionID))
+        return Response(status=204)
+
+
+class V2RevertCommitView(ApiView):
+    operation_ids = {"POST": "session.revert.commit"}
+
+    def post(self, request, sessionID: str):
+        revert_service.session_revert_commit(session=session_from_path(request, sessionID))
+        return Response(status=204)

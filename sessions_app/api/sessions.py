@@ -1,11 +1,12 @@
 """The session store's routes: session.list / create / status / get / update / delete / children / todo /
 fork / share / unshare (original) and session.list / create / get / update / delete / todo / context / active
 (v2, the `{data}` envelope; lists `{data, cursor: {next?}}` plus `X-Next-Cursor`, as opencode 1.18's /doc
-describes).
+describes), and 1.18's experimental.session.list (across projects) and experimental.session.background.
 
 Session item routes resolve the session's pinned context from its id and ignore `directory`."""
 from __future__ import annotations
 
+from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import (
@@ -212,3 +213,43 @@ class V2SessionContextView(ApiView):
         session = session_from_path(request, sessionID)
         items = selectors.session_context_messages(session=session)
         return Response({"data": [message_wire(m, parts) for m, parts in items]})
+
+
+# ---- 1.18's experimental routes ------------------------------------------------------------------------
+
+class ExperimentalSessionListQuery(serializers.Serializer):
+    roots = serializers.BooleanField(required=False, default=False)
+    start = serializers.IntegerField(required=False, min_value=0, max_value=s.MAX_MS)
+    cursor = serializers.IntegerField(required=False, min_value=0, max_value=s.MAX_MS)
+    search = serializers.CharField(required=False, allow_blank=True, max_length=1024)
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=s.MAX_LIMIT)
+    archived = serializers.BooleanField(required=False, default=False)
+    directory = serializers.CharField(required=False, allow_blank=True)
+    workspace = serializers.CharField(required=False, allow_blank=True)
+
+
+class ExperimentalSessionListView(ApiView):
+    """All of the caller's sessions across projects, most recently updated first, each with its project;
+    archived ones only when asked; `cursor` = the `time.updated` of the last session of the previous page."""
+
+    operation_ids = {"GET": "experimental.session.list"}
+
+    def get(self, request):
+        query = parse_query(ExperimentalSessionListQuery, request)
+        cursor = (query["cursor"], "") if query.get("cursor") is not None else None
+        sessions = selectors.session_list(
+            user=request.user, roots=query["roots"], start=query.get("start"), search=query.get("search") or None,
+            limit=query.get("limit"), archived=None if query["archived"] else False, cursor=cursor)
+        projects = selectors.project_summaries(user=request.user, sessions=sessions)
+        return Response([{**session_wire(x), "project": projects[x.project_id]} for x in sessions])
+
+
+class ExperimentalSessionBackgroundView(ApiView):
+    """Subagents (the task tool) run inside their parent's turn on this server and cannot be detached from it:
+    `false`, nothing was moved to the background."""
+
+    operation_ids = {"POST": "experimental.session.background"}
+
+    def post(self, request, sessionID: str):
+        session_from_path(request, sessionID)
+        return Response(False)

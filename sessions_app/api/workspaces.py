@@ -1,5 +1,5 @@
-"""workspace.warp (v2, server kind): move a session into a workspace or back (sessions_app/services/workspaces.py).
-The other workspace.* routes are projects_app's."""
+"""workspace.warp (v2, server kind) and 1.18's experimental.workspace.warp: move a session into a workspace or
+back (sessions_app/services/workspaces.py). The other workspace.* routes are projects_app's."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -22,3 +22,19 @@ class WorkspaceWarpView(ApiView):
         session, copied = workspace_warp(user=request.user, session_id=data["sessionID"],
                                          workspace_id=data.get("workspaceID"), copy_changes=data["copyChanges"])
         return Response({"session": session_wire(session), "copied": copied})
+
+
+class ExperimentalWarpInput(serializers.Serializer):
+    id = IdField("wrk", allow_null=True)
+    sessionID = IdField("ses")
+    copyChanges = StrictBooleanField(required=False, default=False)
+
+
+class ExperimentalWarpView(ApiView):
+    operation_ids = {"POST": "experimental.workspace.warp"}
+
+    def post(self, request):
+        data = parse(ExperimentalWarpInput, request.data)
+        workspace_warp(user=request.user, session_id=data["sessionID"], workspace_id=data["id"],
+                       copy_changes=data["copyChanges"])
+        return Response(status=204)

@@ -20,3 +20,39 @@ def choose_model(*, context, config: dict, session: Session, agent: dict, reques
         provider_id, model_id = models_catalog.default_model(context=context, config=config)
     models_catalog.resolve_model(context=context, provider_id=provider_id, model_id=model_id, config=config)
     return {"providerID": provider_id, "modelID": model_id}
+
+
+def session_switch_agent(*, session: Session, agent: str) -> Session:
+    """v2 session.switchAgent: the agent of the session's next v2 turns (400 for an agent its config lacks)."""
+    from sessions_app.runtime.agents import agent_get
+    from sessions_app.runtime.turn_setup import load_config, session_context
+    from sessions_app.store.sessions import session_set
+
+    agent_get(load_config(session_context(session)), agent)
+    return session_set(session=session, agent=agent)
+
+
+def session_switch_model(*, session: Session, model: dict) -> Session:
+    """v2 session.switchModel: the model of the session's next v2 turns (400 for a model its context lacks)."""
+    from providers_app import models_catalog
+    from sessions_app.runtime.turn_setup import load_config, session_context
+    from sessions_app.store.sessions import session_set
+
+    context = session_context(session)
+    models_catalog.resolve_model(context=context, provider_id=model["providerID"], model_id=model["id"],
+                                 config=load_config(context))
+    chosen = {"id": model["id"], "providerID": model["providerID"], "variant": model.get("variant") or "default"}
+    return session_set(session=session, model=chosen)
+
+
+def session_choice(session: Session) -> dict:
+    """The agent and model a v2 prompt (whose body names neither) runs with: the session's, as created or
+    switched; empty when it has none yet (the defaults then apply)."""
+    out: dict = {}
+    if session.agent:
+        out["agent"] = session.agent
+    if isinstance(session.model, dict) and session.model.get("id") and session.model.get("providerID"):
+        out["model"] = {"providerID": session.model["providerID"], "modelID": session.model["id"]}
+        if session.model.get("variant") and session.model["variant"] != "default":
+            out["variant"] = session.model["variant"]
+    return out

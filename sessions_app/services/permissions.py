@@ -7,8 +7,10 @@ import json
 
 from django.db import transaction
 
-from agentserver.errors import BadRequest, NotFound
+from agentserver import ids
+from agentserver.errors import BadRequest, Conflict, NotFound
 from sessions_app.models import PermissionApproval, PermissionRequest, Session
+from sessions_app.store.messages import publish_for
 from sessions_app.runtime.asking import (CORRECTED_TEXT, DENIED_TEXT, REJECTED_TEXT, ask_permission,  # noqa: F401
                                          asker, request_wire, resolve_request, wait_for_reply)
 from sessions_app.runtime.permission_rules import (ACTIONS, EDIT_TOOLS, approvals_of, clean_rules,  # noqa: F401
@@ -18,11 +20,71 @@ from sessions_app.runtime.permission_rules import (ACTIONS, EDIT_TOOLS, approval
 REPLIES = ("once", "always", "reject")
 
 
-def permission_list(*, user, project_id: str | None = None) -> list[dict]:
+def permission_list(*, user, project_id: str | None = None, session: Session | None = None) -> list[dict]:
     rows = PermissionRequest.objects.filter(session__owner=user, status="pending").order_by("id")
     if project_id is not None:
         rows = rows.filter(session__project_id=project_id)
+    if session is not None:
+        rows = rows.filter(session=session)
     return [request_wire(r) for r in rows]
+
+
+def permission_get(*, session: Session, request_id: str) -> dict:
+    """A pending request of the caller's session (v2 session.permission.get)."""
+    row = PermissionRequest.objects.filter(id=request_id, session=session, status="pending").first()
+    if row is None:
+        raise NotFound(f"Permission request not found: {request_id}", requestID=request_id)
+    return request_wire(row)
+
+
+def permission_create(*, session: Session, action: str, resources: list[str], save: list[str] | None = None,
+                      metadata: dict | None = None, source: dict | None = None, agent: str | None = None,
+                      request_id: str | None = None) -> dict:
+    """v2 session.permission.create: evaluate `action` on each resource against the session's rules (its
+    agent's, its own, and the project's saved approvals). `deny` or `allow` settle it at once; otherwise a
+    pending request is created (permission.asked) for the user to reply to: {id, effect}."""
+    from sessions_app.runtime.agents import default_agent_name, session_ruleset
+    from sessions_app.runtime.turn_setup import load_config, session_context
+
+    config = load_config(session_context(session))
+    rules = session_ruleset(config, agent or session.agent or default_agent_name(config), session.permission)
+    rules = rules + approvals_of(owner_id=session.owner_id, project_id=session.project_id)
+    effects = [evaluate(rules, action, resource) for resource in resources]
+    request_id = request_id or ids.ascending("per")
+    if "deny" in effects:
+        return {"id": request_id, "effect": "deny"}
+    if all(effect == "allow" for effect in effects):
+        return {"id": request_id, "effect": "allow"}
+    if PermissionRequest.objects.filter(id=request_id).exists():
+        raise Conflict(f"Permission request already exists: {request_id}", requestID=request_id)
+    tool = {"messageID": source["messageID"], "callID": source["callID"]} if source else None
+    with transaction.atomic():
+        row = PermissionRequest.objects.create(
+            id=request_id, session=session, permission=action, patterns=list(resources), metadata=metadata or {},
+            always=list(save if save is not None else resources), tool=tool)
+        publish_for(session, "permission.asked", request_wire(row))
+    return {"id": row.id, "effect": "ask"}
+
+
+def saved_wire(row: PermissionApproval) -> dict:
+    return {"id": str(row.id), "projectID": row.project_id, "action": row.permission, "resource": row.pattern}
+
+
+def saved_list(*, user, project_id: str | None = None) -> list[dict]:
+    """The caller's remembered `always` approvals (v2 permission.saved.list), optionally of one project."""
+    rows = PermissionApproval.objects.filter(owner=user).order_by("id")
+    if project_id is not None:
+        rows = rows.filter(project_id=project_id)
+    return [saved_wire(row) for row in rows]
+
+
+def saved_remove(*, user, approval_id: str) -> None:
+    """Forget one remembered approval (v2 permission.saved.remove): its action asks again."""
+    deleted = 0
+    if approval_id.isdigit() and len(approval_id) < 19:
+        deleted, _ = PermissionApproval.objects.filter(owner=user, id=int(approval_id)).delete()
+    if not deleted:
+        raise NotFound(f"Saved permission not found: {approval_id}", id=approval_id)
 
 
 def _pending_for(user, request_id: str) -> PermissionRequest:

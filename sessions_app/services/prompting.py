@@ -12,7 +12,7 @@ from sessions_app.runtime.message_queue import NO_REPLY_KEY
 from sessions_app.runtime.prompt_input import resolve_parts
 from sessions_app.runtime.turn_setup import load_config, session_context
 from sessions_app.store import messages as message_service
-from sessions_app.services.model_choice import choose_model
+from sessions_app.services.model_choice import choose_model, session_choice
 from sessions_app.services.revert import revert_cleanup
 
 
@@ -92,7 +92,10 @@ def prompt(*, session: Session, body: dict) -> tuple[Message, list]:
 
 def prompt_v2(*, session: Session, prompt_body: dict, delivery: str = "immediate") -> tuple[Message, list[dict]]:
     """v2 session.prompt: `immediate` runs (or queues behind the running turn) now; `deferred` only stores
-    the message, answered in order the next time the session runs."""
+    the message, answered in order the next time the session runs. What the prompt does not name (agent,
+    model) is the session's, as created or switched (session.switchAgent, session.switchModel)."""
+    choice = session_choice(session)
+    prompt_body = {**prompt_body, **{key: value for key, value in choice.items() if not prompt_body.get(key)}}
     message, parts = prompt_store(session=session, body=prompt_body)
     if delivery == "immediate" or leases.is_live(session.id):
         supervisor.kick(session.id)

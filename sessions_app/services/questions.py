@@ -10,16 +10,21 @@ from sessions_app.runtime.asking import DISMISSED_TEXT, ask_question, question_w
 from sessions_app.store.messages import publish_for
 
 
-def question_list(*, user, project_id: str | None = None) -> list[dict]:
+def question_list(*, user, project_id: str | None = None, session: Session | None = None) -> list[dict]:
     rows = Question.objects.filter(session__owner=user, status="pending").order_by("id")
     if project_id is not None:
         rows = rows.filter(session__project_id=project_id)
+    if session is not None:
+        rows = rows.filter(session=session)
     return [question_wire(q) for q in rows]
 
 
-def _pending_for(user, request_id: str) -> Question:
-    question = (Question.objects.select_for_update().select_related("session")
-                .filter(id=request_id, session__owner=user, status="pending").first())
+def _pending_for(user, request_id: str, session_id: str | None = None) -> Question:
+    """The caller's pending question; with `session_id`, only that session's (the v2 per-session routes)."""
+    rows = Question.objects.filter(id=request_id, session__owner=user, status="pending")
+    if session_id is not None:
+        rows = rows.filter(session_id=session_id)
+    question = rows.select_for_update().select_related("session").first()
     if question is None:
         raise NotFound(f"Question request not found: {request_id}", requestID=request_id)
     return question
@@ -33,10 +38,10 @@ def _validate_answers(answers) -> list[list[str]]:
     return answers
 
 
-def question_reply(*, user, request_id: str, answers) -> bool:
+def question_reply(*, user, request_id: str, answers, session_id: str | None = None) -> bool:
     answers = _validate_answers(answers)
     with transaction.atomic():
-        question = _pending_for(user, request_id)
+        question = _pending_for(user, request_id, session_id)
         question.status = "replied"
         question.answers = answers
         question.save(update_fields=["status", "answers"])
@@ -49,9 +54,9 @@ def question_reply(*, user, request_id: str, answers) -> bool:
     return True
 
 
-def question_reject(*, user, request_id: str) -> bool:
+def question_reject(*, user, request_id: str, session_id: str | None = None) -> bool:
     with transaction.atomic():
-        reject_question(_pending_for(user, request_id))
+        reject_question(_pending_for(user, request_id, session_id))
     return True
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from contextlib import contextmanager
 
-from agentserver.errors import SessionBusy
+from agentserver.errors import NotFound, SessionBusy
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases
 from sessions_app.store import messages as message_service
@@ -64,14 +64,24 @@ def _target(session: Session, message_id: str, part_id: str | None) -> tuple[dic
     return revert, patches
 
 
-def session_revert(*, session: Session, message_id: str, part_id: str | None = None) -> Session:
+def session_revert(*, session: Session, message_id: str, part_id: str | None = None, files: bool = True,
+                   must_exist: bool = False) -> Session:
+    """`files=False` (v2 session.revert.stage) stages the boundary and leaves the files as they are;
+    `must_exist`: an unknown message is a 404 (v2) rather than a revert of nothing (1.18)."""
     from sessions_app.store.sessions import session_set
 
     with _exclusive(session):
         session.refresh_from_db()
         revert, patches = _target(session, message_id, part_id)
         if revert is None:
+            if must_exist:
+                raise NotFound(f"Message not found: {message_id}", sessionID=session.id, messageID=message_id)
             return session
+        if not files:
+            # Files an earlier stage put back stay so, and its snapshot stays to restore them.
+            if (session.revert or {}).get("snapshot"):
+                revert["snapshot"] = session.revert["snapshot"]
+            return session_set(session=session, revert=revert)
         snaps = snapshots_for(session)
         snapshot = (session.revert or {}).get("snapshot")
         if snaps is not None:
@@ -120,3 +130,11 @@ def revert_cleanup(*, session: Session) -> None:
             message_service.part_remove(session=session, message_id=message_id, part_id=pid)
     session_set(session=session, revert=None)
     summarize(session=session, user_message_id=None)
+
+
+def session_revert_commit(*, session: Session) -> Session:
+    """v2 session.revert.commit: make the staged revert final now rather than at the next prompt."""
+    with _exclusive(session):
+        revert_cleanup(session=session)
+    session.refresh_from_db()
+    return session

@@ -96,3 +96,21 @@ def workspace_warp(*, user, session_id: str, workspace_id: str | None,
     if workspace is not None:
         Workspace.objects.filter(pk=workspace.pk).update(time_updated=now_ms())
     return session, copied
+
+
+def session_move(*, user, session_id: str, destination: str, move_changes: bool = False) -> Session:
+    """1.18's experimental.controlPlane.moveSession, without a cloud: a session moves within its project, into
+    the workspace whose directory is `destination` or back to the project's main worktree (workspace_warp).
+    Any other directory is refused, saying so."""
+    session = session_get(user=user, session_id=session_id)
+    real = os.path.realpath(destination) if os.path.isabs(destination) else destination
+    workspace = (Workspace.objects.filter(owner=user, directory=real, project__project_id=session.project_id)
+                 .first())
+    if workspace is not None:
+        return workspace_warp(user=user, session_id=session_id, workspace_id=workspace.id,
+                              copy_changes=move_changes)[0]
+    project = Project.objects.filter(owner=user, project_id=session.project_id).first()
+    if project is not None and session.workspace_id and real == project.worktree:
+        return workspace_warp(user=user, session_id=session_id, workspace_id=None, copy_changes=move_changes)[0]
+    raise WorkspaceWarpError(f"{destination} is neither a workspace of the session's project nor (for a session in "
+                             "a workspace) its main worktree: this server moves sessions only within their project")

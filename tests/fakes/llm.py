@@ -80,13 +80,13 @@ def _text_of(content) -> str:
 
 
 class FakeLLM:
-    def __init__(self):
+    def __init__(self, port: int = 0):
         self.default = Reply(text=DEFAULT_TEXT)
         self.consume_title_requests = False
         self.requests: list[RecordedRequest] = []
         self._queue: list[Reply] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-llm", daemon=True)
         self._thread.start()

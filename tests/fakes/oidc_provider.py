@@ -12,11 +12,13 @@ import json
 import secrets
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
+
+from tests.fakes.json_http import JsonRequestHandler
 
 CLIENT_ID = "agentserver-test"
 CLIENT_SECRET = "agentserver-test-secret"
@@ -63,18 +65,7 @@ def _s256(verifier: str) -> str:
 
 
 def _handler_for(provider: FakeIdentityProvider):
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def _json(self, status: int, body: dict) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
+    class Handler(JsonRequestHandler):
         def do_GET(self):
             url = urlsplit(self.path)
             query = {k: v[0] for k, v in parse_qs(url.query).items()}

@@ -25,12 +25,17 @@ class Objects:
     sessions: list[str] = field(default_factory=list)
 
     def private_ids(self) -> dict[str, str]:
-        """The ids only their owner may ever see (provider, model and server names are not secrets)."""
-        return {name: value for name, value in self.ids.items() if name not in ("providerID", "modelID", "name")}
+        """The ids only their owner may ever see (provider, model and server names are not secrets; a file name
+        is not an id; a saved permission's id is a small number that any body may hold by chance: that bob's
+        saved list stays empty is tests/clients/test_js_sdk_v2.py's)."""
+        return {name: value for name, value in self.ids.items()
+                if name not in ("providerID", "modelID", "name", "path", "savedPermissionID")}
 
     def value(self, route: Route, param: str) -> str | None:
-        if param == "requestID":  # the original mount names both kinds of request `requestID`
-            return self.ids["questionID" if route.path.startswith("/question/") else "permissionID"]
+        if param == "requestID":  # both kinds of request are named `requestID` (v2: under /session/{id}/)
+            return self.ids["questionID" if "/question/" in route.path else "permissionID"]
+        if param == "id":  # a saved permission (v2) or a workspace (1.18's experimental routes)
+            return self.ids["savedPermissionID" if "/permission/saved/" in route.path else "workspaceID"]
         return self.ids.get(param)
 
 
@@ -72,6 +77,16 @@ def build(persona, fake_llm) -> Objects:
     _ok(persona.post("/api/mcp/server", params=directory,
                      json={"name": MCP_SERVER, "config": {"type": "remote", "url": "http://127.0.0.1:9/mcp",
                                                           "enabled": False}}))
+    # A remembered `always` approval (v2 permission.saved.*): asked through v2 and answered `always`.
+    asked = _ok(persona.post(f"/api/session/{session['id']}/permission",
+                             json={"action": "external_directory", "resources": ["/srv/alice-only/*"]}))["data"]
+    assert persona.post(f"/api/session/{session['id']}/permission/{asked['id']}/reply",
+                        json={"reply": "always"}).status_code == 204
+    [saved] = _ok(persona.get("/api/permission/saved"))["data"]
+    # An OAuth attempt in progress (v2 integration.attempt.*) and a file only this persona has (v2 fs.read).
+    attempt = _ok(persona.post("/api/integration/openai/connect/oauth", params=directory,
+                               json={"methodID": "0", "inputs": {}}))["data"]
+    (persona.repo / "alice-only.txt").write_text("mine\n")
     # Everyone's first repository has the same files and may have the same root commit (= project id).
     own = make_repo(persona.root / "own-project", {"unique.txt": uuid.uuid4().hex})
     project = _ok(persona.get("/project/current", params={"directory": str(own)}))
@@ -80,7 +95,8 @@ def build(persona, fake_llm) -> Objects:
         "sessionID": session["id"], "messageID": answer["info"]["id"], "partID": answer["parts"][0]["id"],
         "permissionID": permission["id"],
         "questionID": question["id"], "ptyID": pty["id"], "workspaceID": workspace["id"],
-        "accountID": account["id"], "projectID": project["id"], "name": MCP_SERVER,
+        "accountID": account["id"], "credentialID": account["id"], "projectID": project["id"], "name": MCP_SERVER,
+        "savedPermissionID": saved["id"], "attemptID": attempt["attemptID"], "path": "alice-only.txt",
         "providerID": FAKE_PROVIDER, "modelID": FAKE_MODEL,
     }, sessions=[session["id"], asking["id"], questioning["id"]])
 
@@ -94,6 +110,9 @@ def assert_intact(persona, objects: Objects) -> None:
         assert persona.get(url).status_code == 200, url
     assert ids["permissionID"] in {r["id"] for r in persona.get("/permission").json()}
     assert ids["questionID"] in {r["id"] for r in persona.get("/question").json()}
+    assert ids["savedPermissionID"] in {r["id"] for r in persona.get("/api/permission/saved").json()["data"]}
+    assert persona.get(f"/api/integration/attempt/{ids['attemptID']}",
+                       params={"directory": str(persona.repo)}).status_code == 200
 
 
 def tear_down(persona, objects: Objects) -> None:

@@ -4,11 +4,12 @@ import base64
 import hashlib
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from tests.fakes.json_http import JsonRequestHandler
 from tests.mcp.conftest import api, local_config
 
 ACCESS = "mcp-access-token-0123456789abcdef"
@@ -18,18 +19,7 @@ ACCESS = "mcp-access-token-0123456789abcdef"
 def auth_server():
     seen: dict = {"token": [], "register": [], "mcp_auth": []}
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def _json(self, status: int, body: dict) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
+    class Handler(JsonRequestHandler):
         def do_GET(self):
             if self.path == "/.well-known/oauth-authorization-server":
                 base = f"http://127.0.0.1:{self.server.server_port}"

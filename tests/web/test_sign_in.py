@@ -137,3 +137,17 @@ def test_a_success_clears_the_username_count(throttled, alice):
         for _ in range(3):
             assert sign_in_form(client, "alice", "wrong").status_code == 401
         assert sign_in_form(client, "alice", "wrong").status_code == 429
+
+
+def test_signing_out_closes_the_browsers_open_event_streams(alice_cookies):
+    """The stream opened with the cookie ends with the session at once, as a revoked token's stream does (the
+    read timeout is below the heartbeat interval, when the periodic check would otherwise catch it)."""
+    token = csrf_of(alice_cookies.get("/account").text)
+    with alice_cookies.stream("GET", "/global/event", headers=SAME_ORIGIN, timeout=8) as stream:
+        assert stream.status_code == 200
+        lines = stream.iter_lines()
+        assert "server.connected" in next(lines)
+        with httpx.Client(base_url=str(alice_cookies.base_url), cookies=dict(alice_cookies.cookies)) as same_browser:
+            assert same_browser.post("/signout", data={"csrfmiddlewaretoken": token}).status_code == 302
+        rest = list(lines)  # returns only when the server ends the stream; the read timeout fails it otherwise
+    assert not any("server.connected" in line for line in rest)

@@ -1,0 +1,55 @@
+"""Project copies: v2.projectCopy.create / .remove / .refresh and experimental.projectCopy.generateName (on the
+original mount, as opencode serves them) over projects_app.copies."""
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from agentserver.api import LocatedView, StrictBooleanField, StrictCharField, parse
+from projects_app import copies
+
+
+class CopyCreateBody(serializers.Serializer):
+    strategy = StrictCharField(max_length=32)
+    directory = StrictCharField(max_length=4096)
+    name = StrictCharField(max_length=255, required=False)
+
+
+class CopyRemoveBody(serializers.Serializer):
+    directory = StrictCharField(max_length=4096)
+    force = StrictBooleanField(required=False, default=False)
+
+
+class GenerateNameBody(serializers.Serializer):
+    context = StrictCharField(max_length=100_000, required=False, allow_blank=True)
+
+
+class ProjectCopyView(LocatedView):
+    operation_ids = {"POST": "v2.projectCopy.create", "DELETE": "v2.projectCopy.remove"}
+
+    def post(self, request, projectID: str):
+        body = parse(CopyCreateBody, request.data)
+        return Response(copies.copy_create(context=self.context(request), project_id=projectID,
+                                           strategy=body["strategy"], directory=body["directory"],
+                                           name=body.get("name")))
+
+    def delete(self, request, projectID: str):
+        body = parse(CopyRemoveBody, request.data)
+        copies.copy_remove(context=self.context(request), project_id=projectID, directory=body["directory"],
+                           force=body["force"])
+        return Response(status=204)
+
+
+class ProjectCopyRefreshView(LocatedView):
+    operation_ids = {"POST": "v2.projectCopy.refresh"}
+
+    def post(self, request, projectID: str):
+        copies.copy_refresh(context=self.context(request), project_id=projectID)
+        return Response(status=204)
+
+
+class ProjectCopyNameView(LocatedView):
+    operation_ids = {"POST": "experimental.projectCopy.generateName"}
+
+    def post(self, request, projectID: str):
+        body = parse(GenerateNameBody, request.data)
+        copies.copy_project(context=self.context(request), project_id=projectID)
+        return Response({"name": copies.copy_name(context=body.get("context"))})

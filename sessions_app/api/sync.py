@@ -1,0 +1,99 @@
+"""1.18's sync.* and experimental.controlPlane.moveSession: opencode syncs sessions between machines through
+event histories; here a session lives in the server's database and moves between a project's directories.
+sync.history.list reads the sessions' logged events, sync.steal moves a session into the request's workspace,
+controlPlane.moveSession into a workspace by its directory; sync.start has no loop to start and sync.replay no
+history to import, and both say so."""
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from agentserver.api import ApiView, IdField, StrictBooleanField, StrictCharField, body_object, parse
+from agentserver.errors import BadRequest
+from sessions_app import selectors
+from sessions_app.services.workspaces import session_move, workspace_warp
+
+
+class StealBody(serializers.Serializer):
+    sessionID = IdField("ses")
+
+
+class Destination(serializers.Serializer):
+    directory = StrictCharField(max_length=4096)
+
+
+class MoveBody(serializers.Serializer):
+    sessionID = IdField("ses")
+    destination = Destination()
+    moveChanges = StrictBooleanField(required=False, default=False)
+
+
+class ReplayEvent(serializers.Serializer):
+    id = StrictCharField(max_length=64)
+    aggregateID = StrictCharField(max_length=64)
+    seq = serializers.IntegerField(min_value=0)
+    type = StrictCharField(max_length=128)
+    data = serializers.DictField()
+
+
+class ReplayBody(serializers.Serializer):
+    directory = StrictCharField(max_length=4096)
+    events = serializers.ListField(child=ReplayEvent(), max_length=100_000)
+
+
+class SyncStartView(ApiView):
+    """Workspaces here are directories of this server that every worker sees: there is no sync loop to start."""
+
+    operation_ids = {"POST": "sync.start"}
+
+    def post(self, request):
+        self.context(request)
+        return Response(False)
+
+
+class SyncReplayView(ApiView):
+    operation_ids = {"POST": "sync.replay"}
+
+    def post(self, request):
+        parse(ReplayBody, request.data)
+        self.context(request)
+        raise BadRequest("This server does not import opencode sync histories: its sessions are records of its own "
+                         "database, made by its own prompts (create a session with session.create)", kind="Body")
+
+
+class SyncStealView(ApiView):
+    operation_ids = {"POST": "sync.steal"}
+    allow_workspace = True
+
+    def post(self, request):
+        body = parse(StealBody, request.data)
+        context = self.context(request)
+        session, _ = workspace_warp(user=request.user, session_id=body["sessionID"],
+                                    workspace_id=context.workspace_id, copy_changes=False)
+        return Response({"sessionID": session.id})
+
+
+class SyncHistoryView(ApiView):
+    """The logged events of the caller's sessions in the request's directory: for each session named in the
+    body (sessionID → last known seq) those after it, for the others all that the log keeps."""
+
+    operation_ids = {"POST": "sync.history.list"}
+
+    def post(self, request):
+        known = body_object(request.data)
+        wrong = [key for key, value in known.items() if isinstance(value, bool) or not isinstance(value, int)
+                 or value < 0]
+        if wrong:
+            raise BadRequest("; ".join(f"{key}: Expected a sequence number (integer ≥ 0), got {known[key]!r}"
+                                       for key in wrong), kind="Body",
+                             issues=[{"path": [key], "message": "Expected a sequence number"} for key in wrong])
+        context = self.context(request)
+        return Response(selectors.sync_history(user=request.user, directory=context.directory, known=known))
+
+
+class MoveSessionView(ApiView):
+    operation_ids = {"POST": "experimental.controlPlane.moveSession"}
+
+    def post(self, request):
+        body = parse(MoveBody, request.data)
+        session_move(user=request.user, session_id=body["sessionID"], destination=body["destination"]["directory"],
+                     move_changes=body["moveChanges"])
+        return Response(status=204)

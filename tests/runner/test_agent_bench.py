@@ -1,0 +1,55 @@
+"""bench/agent.py stays runnable: one K=1 run against the live test server, and its fake model's script."""
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.fakes.llm import RecordedRequest
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def load_bench():
+    spec = importlib.util.spec_from_file_location("bench_agent", ROOT / "bench" / "agent.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_one_session_answers_correctly_and_every_figure_is_measured(alice, server, tmp_path):
+    figures_path = tmp_path / "agent.json"
+    done = subprocess.run(
+        [sys.executable, "bench/agent.py", server.url, "--token", alice.token, "--directory", str(alice.repo),
+         "--server-pid", str(server.process.pid), "--sessions", "1", "--json", str(figures_path)],
+        check=False, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [figure] = json.loads(figures_path.read_text())["figures"]
+    assert figure["sessions"] == 1
+    assert (figure["correct"], figure["probed_correct"], figure["problem_count"]) == (1, 1, 0), figure["problems"]
+    assert 0 < figure["prompt_p50_s"] <= figure["wall_s"]
+    assert figure["cpu_ms_per_prompt"] > 0
+    assert figure["health_samples"] >= 1 and figure["health_p99_ms"] > 0
+    assert figure["session_samples"] >= 1 and figure["session_p99_ms"] > 0
+    # Its sessions are deleted and the project's opencode.json it wrote is gone again.
+    assert alice.get("/session", params={"directory": str(alice.repo)}).json() == []
+    assert not (alice.repo / "opencode.json").exists()
+
+
+def test_the_fake_model_calls_bash_then_answers_with_what_came_back():
+    bench = load_bench()
+    fake = bench.ToolThenAnswer()
+    try:
+        def reply(*messages):
+            return fake._next_reply(RecordedRequest("openai", "/v1/chat/completions", {},
+                                                    {"messages": list(messages)}))
+
+        user = {"role": "user", "content": bench.PROMPT}
+        assert reply(user).tool_calls == [("bash", {"command": "echo hi", "description": "Print hi"})]
+        call = {"role": "assistant", "tool_calls": [{"id": "call_fake_0"}]}
+        assert reply(user, call, {"role": "tool", "content": "hi\n"}).text == bench.ANSWER
+        assert reply(user, call, {"role": "tool", "content": "denied"}).text == "Unexpected tool output: 'denied'"
+        title = {"role": "system", "content": "You are a title generator."}
+        assert reply(title, user).text == "Bench session"
+    finally:
+        fake.close()
