@@ -240,10 +240,14 @@ class OperationIdAutoSchema(AutoSchema):
             self._handler_method, self.method = None, "DELETE"
 
     def _get_request_for_media_type(self, serializer, direction="request"):
-        schema, required = super()._get_request_for_media_type(serializer, direction)
-        if self._inputs().partial:
-            required = False
-        return schema, required
+        # spectacular takes every PATCH body as partial; here the handler's parse() says whether it is.
+        partial, method = self._inputs().partial, self.method
+        self.method = "PATCH" if partial else ("PUT" if method == "PATCH" else method)
+        try:
+            schema, required = super()._get_request_for_media_type(serializer, direction)
+        finally:
+            self.method = method
+        return schema, required and not partial
 
     def get_override_parameters(self):
         inputs = self._inputs()
@@ -385,11 +389,25 @@ def add_error_shape_and_plain_routes(result, generator, request, public):
             responses.update({str(status): {**error, "description": description} for status, description in (
                 (400, ERROR_STATUSES[400]), (403, ERROR_STATUSES[403]), (404, ERROR_STATUSES[404]),
                 (429, "Too many open event streams for this user"))})
+        parameters = [{"in": "path", "name": name, "required": True, "schema": _path_schema(name)}
+                      for name in re.findall(r"{(\w+)}", path)]
+        parameters += getattr(pattern.callback, "openapi_parameters", [])
+        if path in ("/event", "/api/event"):  # the others take no directory (global; the session's own)
+            parameters.append({"in": "query", "name": "directory", "required": False,
+                               "schema": {"type": "string", "pattern": DIRECTORY_PATTERN}})
         paths[path] = {"get": {
             "operationId": operation_id,
             "description": "Server-sent events (text/event-stream)." if is_stream else "",
+            **({"parameters": parameters} if parameters else {}),
             "security": [{"bearerAuth": [], "basicAuth": []}, {"cookieAuth": []}],
             "responses": responses,
         }}
     return result
+
+
+def _path_schema(name: str) -> dict:
+    prefix = api.PATH_IDS.get(name)
+    if prefix:
+        return {"type": "string", "pattern": f"^{re.escape(prefix)}", "maxLength": api.MAX_ID}
+    return {"type": "string", "minLength": 1}
 
