@@ -120,6 +120,8 @@ class ExperimentalWorkspaceStatusView(ApiView):
 
 
 class ExperimentalWorkspaceCreateInput(serializers.Serializer):
+    openapi_rules = {"not": {"required": ["id"]}}  # the view refuses any id: this server names its workspaces
+
     id = IdField("wrk", required=False)
     type = StrictCharField(max_length=32)
     branch = StrictCharField(max_length=255, required=False, allow_null=True)
@@ -157,6 +159,7 @@ class ExperimentalWorkspaceSyncListView(ApiView):
 
 class ExperimentalWorkspaceItemView(ApiView):
     operation_ids = {"DELETE": "experimental.workspace.remove"}
+    path_ids = {"id": "wrk"}
 
     def delete(self, request, id: str):
         workspace_id = id_param(id, "wrk", "workspace")

@@ -571,7 +571,7 @@ def test_sync_reads_history_steals_into_a_workspace_and_refuses_what_it_cannot_d
     assert "message.updated" in {e["type"] for e in history["data"]}
     assert known["data"] == []
     assert (malformed["status"], start["status"], start["data"]) == (400, 200, False)
-    assert replay["status"] == 400 and "does not import" in replay["error"]["data"]["message"]
+    assert replay["status"] == 403 and "does not import" in replay["error"]["data"]["message"]
     assert (bad_replay["status"], anon["status"]) == (400, 401)
     steal, bob_steal, unknown, malformed = sdk_v2(
         alice.repo,

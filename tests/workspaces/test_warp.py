@@ -83,7 +83,7 @@ def test_conflicting_changes_move_nothing(alice):
     (alice.repo / "README.md").write_text("hello\nmine\n")
     response = alice.post("/api/workspace/warp", json={"sessionID": session["id"], "workspaceID": workspace["id"],
                                                        "copyChanges": True})
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["name"] == "WorkspaceWarpError"
     assert Session.objects.get(id=session["id"]).directory == str(alice.repo)
 
