@@ -123,7 +123,7 @@ class ExperimentalWorkspaceCreateInput(serializers.Serializer):
     openapi_rules = {"not": {"required": ["id"]}}  # the view refuses any id: this server names its workspaces
 
     id = IdField("wrk", required=False)
-    type = StrictCharField(max_length=32)
+    type = serializers.ChoiceField(choices=workspaces.REGISTER_TYPES + workspaces.WORKTREE_TYPES)
     branch = StrictCharField(max_length=255, required=False, allow_null=True)
     extra = serializers.JSONField(required=False, allow_null=True)
 

@@ -3,8 +3,8 @@ time and finds nothing: no request the document admits is refused, no invalid on
 content type, header or body outside the document, no server error, no answer slower than the bound, no hang.
 
 It runs against a worker of its own (server_factory): the terminals, MCP servers and sessions the fuzzer
-makes end with that worker, not in the shared one the other tests use. Four schemathesis processes share the
-work, two per route set (the v2 routes under /api, the original ones at the root), so that an operation that
+makes end with that worker, not in the shared one the other tests use. Five schemathesis processes share the
+work, two or three per route set (the v2 routes under /api, the original ones at the root), so that an operation that
 waits (an MCP server's connect timeout) does not hold up the rest; each has one thread: two threads of
 hypothesis in one CPython 3.11 process can break its AST compiler."""
 import os
@@ -18,11 +18,13 @@ import pytest
 FUZZ_SECONDS = int(os.environ.get("AGENTSERVER_FUZZ_SECONDS", "100"))
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 SESSIONS = "(session|message|part|permission|question|share)"
+TOOLS = "(experimental|sync|mcp|provider|auth|config|tui)"
 ROUTE_SETS = {
     "v2 sessions": ["--include-path-regex", f"^/api/{SESSIONS}"],
     "v2 others": ["--include-path-regex", "^/api/", "--exclude-path-regex", f"^/api/{SESSIONS}"],
     "original sessions": ["--include-path-regex", f"^/{SESSIONS}"],
-    "original others": ["--exclude-path-regex", f"^/(api/|{SESSIONS})"],
+    "original tools": ["--include-path-regex", f"^/{TOOLS}"],
+    "original others": ["--exclude-path-regex", f"^/(api/|{SESSIONS}|{TOOLS})"],
 }
 
 
