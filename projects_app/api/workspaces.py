@@ -124,12 +124,14 @@ class ExperimentalWorkspaceCreateInput(serializers.Serializer):
 
     id = IdField("wrk", required=False)
     type = serializers.ChoiceField(choices=workspaces.REGISTER_TYPES + workspaces.WORKTREE_TYPES)
-    branch = StrictCharField(max_length=255, required=False, allow_null=True)
+    branch = StrictCharField(max_length=255, required=False, allow_null=True,
+                             validators=[RegexValidator(workspaces.BRANCH_PATTERN, message="Invalid branch name")])
     extra = serializers.JSONField(required=False, allow_null=True)
 
 
 class ExperimentalWorkspaceCollectionView(ExperimentalWorkspaceView):
     operation_ids = {"GET": "experimental.workspace.list", "POST": "experimental.workspace.create"}
+    answers = (409,)
 
     def post(self, request):
         data = parse(ExperimentalWorkspaceCreateInput, request.data)
