@@ -247,6 +247,11 @@ class OperationIdAutoSchema(AutoSchema):
             schema, required = super()._get_request_for_media_type(serializer, direction)
         finally:
             self.method = method
+        if not required and not partial and isinstance(serializer, type):
+            try:  # a body is required when an empty one does not validate (a declared union, a credential)
+                required = not serializer(data={}).is_valid()
+            except Exception:  # noqa: BLE001 - a serializer that cannot even look at {} needs a body
+                required = True
         return schema, required and not partial
 
     def get_override_parameters(self):

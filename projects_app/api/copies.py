@@ -8,7 +8,7 @@ from projects_app import copies
 
 
 class CopyCreateBody(serializers.Serializer):
-    strategy = StrictCharField(max_length=32)
+    strategy = serializers.ChoiceField(choices=sorted(copies.STRATEGIES))
     directory = StrictCharField(max_length=4096)
     name = StrictCharField(max_length=255, required=False)
 
