@@ -388,7 +388,7 @@ def test_an_oauth_attempt_is_started_polled_refused_without_a_code_and_cancelled
     attempt = start["data"]["data"]
     assert attempt["mode"] == "code" and attempt["url"].startswith("https://auth.openai.com/")
     assert attempt["time"]["expires"] > attempt["time"]["created"]
-    assert (no_method["status"], malformed["status"]) == (404, 400)  # no OAuth method 9: not there
+    assert (no_method["status"], malformed["status"]) == (400, 400)
     attempt_id = attempt["attemptID"]
     status, no_code, unknown, anon, cancel, gone = sdk_v2(
         alice.repo,
