@@ -3,12 +3,12 @@ one wording of a 400, the v2 envelopes, and how a URL pattern is registered (nam
 Views stay thin: parse, call one service or selector, render."""
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from collections.abc import Callable
+from typing import ClassVar
 
 from django.core.exceptions import ImproperlyConfigured
+from django.core.validators import RegexValidator
 from django.urls import URLPattern, path
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -18,6 +18,18 @@ from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest, invalid_input
 
 MAX_ID = 64
+# The path parameters that are ids, by name, and their prefix: ApiView refuses any other value (400, kind
+# Params) before the handler runs, and /doc states the same pattern. A view whose parameter of another name
+# is an id, or whose `requestID` is a question's, says so in its own `path_ids`.
+PATH_IDS = {"sessionID": "ses", "messageID": "msg", "partID": "prt", "permissionID": "per", "questionID": "que",
+            "ptyID": "pty", "workspaceID": "wrk", "accountID": "acc"}
+# What a runtime context takes as a directory: absolute, or empty for the default (projects_app.contexts).
+DIRECTORY_PATTERN = r"^(/[^\x00]*)?$"
+# A directory in a body: absolute.
+directory_validator = RegexValidator(r"^/", message="Path must be absolute")
+
+# Path parameters that are not ids but have a longest value the views take (/doc states it).
+PATH_MAX_LENGTHS = {"providerID": 255, "projectID": 128}
 
 # ---- the runtime context of a request ------------------------------------------------------------------
 # How a request's directory becomes a RuntimeContext (git, projects, workspaces, the user's roots) is
@@ -36,9 +48,16 @@ class ApiView(APIView):
     """Authenticated view. `self.context(request)` resolves the runtime context (403 outside roots)."""
 
     allow_workspace = False
+    path_ids: ClassVar[dict[str, str]] = {}  # path parameters that are ids beyond PATH_IDS: name -> prefix
+    path_patterns: ClassVar[dict[str, str]] = {}  # what the view's own check of a path parameter takes, for /doc
+    answers: tuple[int, ...] = ()  # error statuses beyond the edge's own (409, 429, 503), for /doc
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        for name, value in kwargs.items():
+            prefix = self.path_ids.get(name) or PATH_IDS.get(name)
+            if prefix:
+                id_param(value, prefix, ID_LABELS[prefix])
         if request.method in ("POST", "PUT", "PATCH"):
             # Parse now, so a malformed body is a 400 on every route, even one that ignores its body or
             # would have answered 404 first.
@@ -124,7 +143,7 @@ def _empty_is_empty(serializer_class: type[serializers.Serializer], partial: boo
 
 def parse(serializer_class: type[serializers.Serializer], data, *, kind: str = "Body", partial: bool = False) -> dict:
     """Validate `data` with a serializer; a non-object body or invalid field is a 400 BadRequestError."""
-    if data is None:
+    if data is None and kind != "Body":
         data = {}
     if kind == "Body":
         body_object(data)
@@ -155,7 +174,11 @@ def id_param(value: str, prefix: str, label: str) -> str:
 
 
 class StrictCharField(serializers.CharField):
-    """A JSON string only: DRF's CharField would quietly turn 5 into "5"."""
+    """A JSON string only, as sent: DRF's CharField would quietly turn 5 into "5" and strip spaces."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
@@ -191,6 +214,7 @@ class IdField(serializers.CharField):
     def __init__(self, prefix: str, **kwargs):
         self.prefix = prefix
         kwargs.setdefault("max_length", MAX_ID)
+        kwargs.setdefault("trim_whitespace", False)
         super().__init__(**kwargs)
 
     def to_internal_value(self, data):
@@ -207,19 +231,30 @@ def ok(data=True, status: int = 200, headers: dict | None = None) -> Response:
     return Response(data, status=status, headers=headers)
 
 
+# A v2 list's cursor (`cursor.next`, X-Next-Cursor) is its position's values joined by dots: opaque to
+# clients, yet a CursorField states its exact shape, so every cursor the document admits can be read.
+CURSOR_PARTS = {"time": r"\d{1,15}", "id": r"[A-Za-z0-9_]{1,64}", "order": r"asc|desc"}
+
+
 def encode_cursor(data: dict) -> str:
-    """A v2 list's opaque cursor (`cursor.next`, X-Next-Cursor)."""
-    return base64.urlsafe_b64encode(json.dumps(data, separators=(",", ":")).encode()).decode().rstrip("=")
+    return ".".join(str(value) for value in data.values())
 
 
 def decode_cursor(value: str, *keys: str) -> dict:
-    try:
-        data = json.loads(base64.urlsafe_b64decode((value + "=" * (-len(value) % 4)).encode()))
-        if not isinstance(data, dict) or any(k not in data for k in keys):
-            raise ValueError
-    except (binascii.Error, ValueError, UnicodeDecodeError):
+    """The values of `keys` (strings), in the order encode_cursor was given them."""
+    parts = value.split(".")
+    if len(parts) != len(keys) or not all(parts):
         raise BadRequest(f"Invalid cursor: {value!r}", kind="Query")
-    return data
+    return dict(zip(keys, parts, strict=True))
+
+
+class CursorField(serializers.RegexField):
+    """A cursor made of these parts (CURSOR_PARTS), in this order."""
+
+    def __init__(self, *parts: str, **kwargs):
+        pattern = r"^" + r"\.".join(f"(?:{CURSOR_PARTS[part]})" for part in parts) + r"$"
+        kwargs.setdefault("error_messages", {"invalid": "Invalid cursor"})
+        super().__init__(pattern, **kwargs)
 
 
 def page(items: list, next_cursor: str | None) -> Response:
@@ -247,7 +282,7 @@ def route(pattern: str, view, *operation_ids: str) -> URLPattern:
     operations the view serves (its `operation_ids`), so grepping any of them finds the line that routes it."""
     if not operation_ids:
         raise ImproperlyConfigured(f"{pattern}: a route names its operation ids")
-    if isinstance(view, tuple) or isinstance(view, type):
+    if isinstance(view, (tuple, type)):
         views = view if isinstance(view, tuple) else (view,)
         view_class = views[0] if len(views) == 1 else combine(*views)
         served = set(getattr(view_class, "operation_ids", {}).values())

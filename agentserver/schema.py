@@ -1,15 +1,185 @@
-"""OpenAPI generation (/doc): every operation is named with the spec's operation id (the view's
-`operation_ids`), routes that are not DRF views (the SSE streams) are listed too, and plain APIViews
-without serializers are documented without spectacular's warnings."""
+"""OpenAPI generation (/doc) from the edge's own declarations, so the document states what the views enforce.
+
+- Bodies and queries: read from the very calls a handler makes (`parse(Serializer, request.data)`,
+  `parse_query(Serializer, request)`, `body_object(request.data)`), following the view's own methods and its
+  module's helpers; the serializer found is the one that validates, so the document cannot drift from it.
+- Path ids: `agentserver.api.PATH_IDS`, the table `ApiView` validates path parameters with.
+- Answers: the handler's success statuses (what its `return`s name, else 200) and every error the edge and
+  the view can give, each in the spec's error shape (`ERROR_STATUSES`, `ApiView.answers`).
+- Operation ids: the view's `operation_ids`; routes that are not DRF views (the event streams) are listed too.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import re
+import textwrap
+
 from django.urls import URLPattern, URLResolver, get_resolver
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.extensions import (
+    OpenApiAuthenticationExtension,
+    OpenApiSerializerExtension,
+    OpenApiSerializerFieldExtension,
+)
 from drf_spectacular.openapi import AutoSchema
-from rest_framework.views import APIView
+from drf_spectacular.plumbing import build_basic_type
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+
+from agentserver import api
 
 V2_PREFIX = "v2:"
+JSON = "application/json"
+DIRECTORY_PATTERN = api.DIRECTORY_PATTERN
+ANY_BUT_NULL = {"type": ["object", "array", "string", "number", "boolean"]}
+# What any route of the edge may answer besides its success, and why.
+ERROR_STATUSES = {
+    400: "Invalid input: a malformed body, query, path id or directory (kind: Body, Query, Params, Headers)",
+    401: "No valid credentials (WWW-Authenticate says how to send them)",
+    403: "Outside the caller's allowed directories, or a cookie-authenticated write without CSRF",
+    404: "No such object of the caller's (other users' objects are not found either)",
+}
+BODY_STATUSES = {
+    413: "Too large: the body (beyond AGENTSERVER_MAX_BODY_BYTES), or what it asks to read",
+    415: "A content type the route does not take",
+}
+EXTRA_STATUSES = {
+    409: "The object is busy or in a conflicting state",
+    429: "Too many at once (a limit of the server)",
+    503: "Programs cannot be started for the user (no sandbox)",
+}
+ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["name", "data"],
+    "properties": {
+        "name": {"type": "string"},
+        "data": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string"}}},
+    },
+}
 
+
+# ---- what a handler parses, read from its source -----------------------------------------------------------
+
+class Inputs:
+    def __init__(self):
+        self.body = None        # a serializer class, or OpenApiTypes.OBJECT for body_object()
+        self.query = None       # a serializer class
+        self.partial = False
+        self.context = False    # resolves a runtime context (takes directory / workspace)
+        self.statuses: set[int] = set()
+
+
+def _resolve(node, namespace: dict):
+    if isinstance(node, ast.Name):
+        return namespace.get(node.id)
+    if isinstance(node, ast.Attribute):
+        owner = _resolve(node.value, namespace)
+        return getattr(owner, node.attr, None) if owner is not None else None
+    return None
+
+
+def _is_request_data(node) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "data" and \
+        isinstance(node.value, ast.Name) and node.value.id == "request"
+
+
+def _ours(function) -> bool:
+    module = getattr(function, "__module__", "") or ""
+    return inspect.isfunction(function) and not module.startswith(("rest_framework", "django", "drf_spectacular"))
+
+
+def _read(function, view_class, inputs: Inputs, seen: set, body_arg: bool = True) -> None:
+    """`body_arg`: whether the body this function parses is the request's (not a part of it)."""
+    function = inspect.unwrap(function)
+    if function in seen or not _ours(function):
+        return
+    seen.add(function)
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError):
+        return
+    namespace = function.__globals__
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        callee = node.func
+        if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == "self":
+            if callee.attr in ("context", "located"):
+                inputs.context = True
+            method = getattr(view_class, callee.attr, None)
+            if method is not None:
+                takes_request_data = any(_is_request_data(arg) for arg in node.args)
+                _read(method, view_class, inputs, seen, body_arg and (takes_request_data or not node.args))
+            continue
+        target = _resolve(callee, namespace)
+        if target is api.parse_query and node.args:
+            inputs.query = inputs.query or _resolve(node.args[0], namespace)
+        elif target is api.parse and node.args:
+            serializer = _resolve(node.args[0], namespace)
+            source = node.args[1] if len(node.args) > 1 else None
+            kind = next((k.value.value for k in node.keywords if k.arg == "kind"
+                         and isinstance(k.value, ast.Constant)), "Body")
+            partial = any(k.arg == "partial" and isinstance(k.value, ast.Constant) and k.value.value
+                          for k in node.keywords)
+            if kind == "Query":
+                inputs.query = inputs.query or serializer
+            elif inputs.body is None and isinstance(serializer, type) and (
+                    _is_request_data(source) or (body_arg and isinstance(source, (ast.Name, ast.Call)))):
+                inputs.body, inputs.partial = serializer, partial
+        elif target is api.body_object and node.args and inputs.body is None and (
+                _is_request_data(node.args[0]) or body_arg):
+            inputs.body = OpenApiTypes.OBJECT
+        elif inspect.isfunction(target):
+            takes_request_data = any(_is_request_data(arg) for arg in node.args)
+            if takes_request_data or any(isinstance(a, ast.Name) and a.id == "request" for a in node.args):
+                _read(target, view_class, inputs, seen, body_arg and takes_request_data)
+
+
+def _success_statuses(handler) -> set[int]:
+    """200, unless every return of the handler names another 2xx status (`Response(status=204)`)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(handler))))
+    except (OSError, TypeError, SyntaxError):
+        return {200}
+    statuses = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Return):
+            status = next((k.value.value for k in getattr(node.value, "keywords", ())
+                           if k.arg == "status" and isinstance(k.value, ast.Constant)), 200)
+            statuses.add(status)
+    return statuses or {200}
+
+
+@functools.cache
+def inputs_of(view_class: type, method: str) -> Inputs:
+    inputs = Inputs()
+    handler = getattr(view_class, method.lower(), None)
+    if handler is not None:
+        _read(handler, view_class, inputs, set())
+        inputs.statuses = _success_statuses(handler)
+    return inputs
+
+
+def string_pattern(field: serializers.CharField) -> dict:
+    """What a CharField takes beyond its length, as a pattern: never a NUL character (DRF refuses them),
+    and, when it may not be blank, something besides the spaces it trims; an IdField's prefix first."""
+    prefix = re.escape(field.prefix) if isinstance(field, api.IdField) else ""
+    if field.allow_blank or prefix:
+        return {"pattern": f"^{prefix}[^\\x00]*$"}
+    if field.trim_whitespace:
+        return {"pattern": "^[^\\x00]*[^\\s\\x00][^\\x00]*$"}
+    return {"pattern": "^[^\\x00]+$"}
+
+
+# ---- the schema class -----------------------------------------------------------------------------------
 
 class OperationIdAutoSchema(AutoSchema):
+    def _inputs(self) -> Inputs:
+        return inputs_of(type(self.view), getattr(self, "_handler_method", None) or self.method)
+
     def get_operation_id(self):
         operation_ids = getattr(self.view, "operation_ids", None) or {}
         operation_id = operation_ids.get(self.method.upper())
@@ -22,18 +192,161 @@ class OperationIdAutoSchema(AutoSchema):
             return f"{V2_PREFIX}{operation_id}" if self.path.startswith("/api/") else operation_id
         return super().get_operation_id()
 
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if direction != "request":
+            return schema
+        if isinstance(field, serializers.JSONField) and not schema and not field.allow_null:
+            schema = dict(ANY_BUT_NULL)  # any JSON value, and DRF refuses null unless allow_null
+        elif isinstance(field, serializers.CharField) and "format" not in schema:
+            # In allOf: a RegexField's or RegexValidator's own `pattern` is added after this.
+            schema.setdefault("allOf", []).append(string_pattern(field))
+        return schema
+
+    def _map_basic_serializer(self, serializer, direction):
+        schema = super()._map_basic_serializer(serializer, direction)
+        rules = getattr(serializer, "openapi_rules", None)  # what its validate() requires across fields
+        if rules and direction == "request":
+            schema.update(rules)
+        return schema
+
+    def get_serializer_name(self, serializer, direction):
+        # Two modules may each have their CommandBody: the module's last part keeps component names unique.
+        return f"{type(serializer).__module__.rsplit('.', 1)[-1]}.{super().get_serializer_name(serializer, direction)}"
+
+    def get_description(self):
+        # The view's own docstring, not one inherited from the edge's base classes.
+        return inspect.cleandoc(type(self.view).__dict__.get("__doc__") or "")
+
     def _get_serializer(self):
-        view = self.view
-        if isinstance(view, APIView) and not any(
-            hasattr(view, attr) for attr in ("get_serializer", "get_serializer_class", "serializer_class")
-        ):
-            return None  # thin views parse their input by hand: document them without a body schema
-        return super()._get_serializer()
+        return None  # views parse with parse()/parse_query(): their inputs are read by _inputs()
+
+    def map_parsers(self):
+        return [JSON]  # the lenient parser reads any body as JSON; JSON is what a client sends
+
+    def get_request_serializer(self):
+        return self._inputs().body
+
+    def _get_request_body(self, direction="request"):
+        if self.method != "DELETE":
+            return super()._get_request_body(direction)
+        if self._inputs().body is None:
+            return None
+        # spectacular documents bodies of POST, PUT and PATCH only; this DELETE reads one.
+        self._handler_method, self.method = "DELETE", "POST"
+        try:
+            return super()._get_request_body(direction)
+        finally:
+            self._handler_method, self.method = None, "DELETE"
+
+    def _get_request_for_media_type(self, serializer, direction="request"):
+        # spectacular takes every PATCH body as partial; here the handler's parse() says whether it is.
+        partial, method = self._inputs().partial, self.method
+        self.method = "PATCH" if partial else ("PUT" if method == "PATCH" else method)
+        try:
+            schema, required = super()._get_request_for_media_type(serializer, direction)
+        finally:
+            self.method = method
+        if not required and not partial and isinstance(serializer, type):
+            try:  # a body is required when an empty one does not validate (a declared union, a credential)
+                required = not serializer(data={}).is_valid()
+            except Exception:  # noqa: BLE001 - a serializer that cannot even look at {} needs a body
+                required = True
+        return schema, required and not partial
+
+    def get_override_parameters(self):
+        inputs = self._inputs()
+        # The query serializer first: the runtime context's own statement of directory/workspace wins.
+        parameters = [inputs.query] if inputs.query is not None else []
+        if inputs.context:
+            parameters.append(OpenApiParameter(
+                "directory", {"type": "string", "pattern": DIRECTORY_PATTERN}, OpenApiParameter.QUERY,
+                description="An absolute directory to work in, one of your roots or inside one (default: your "
+                            "first root). Also taken from the x-opencode-directory header."))
+            if getattr(self.view, "allow_workspace", False):
+                parameters.append(OpenApiParameter(
+                    "workspace", str, OpenApiParameter.QUERY, description="A workspace id of yours (wrk…)"))
+        return parameters
+
+    def _resolve_path_parameters(self, variables):
+        parameters = super()._resolve_path_parameters(variables)
+        ids = {**api.PATH_IDS, **getattr(self.view, "path_ids", {})}
+        for parameter in parameters:
+            schema = parameter["schema"]
+            prefix = ids.get(parameter["name"])
+            if prefix:
+                schema.update(pattern=f"^{re.escape(prefix)}", maxLength=api.MAX_ID)
+            elif schema.get("type") == "string":
+                schema.setdefault("minLength", 1)
+            pattern = getattr(self.view, "path_patterns", {}).get(parameter["name"])
+            if pattern:
+                schema["pattern"] = pattern
+            limit = api.PATH_MAX_LENGTHS.get(parameter["name"])
+            if limit:
+                schema["maxLength"] = limit
+        return parameters
+
+    def get_response_serializers(self):
+        inputs = self._inputs()
+        successes = sorted(inputs.statuses) or [200]
+        responses = {}
+        for status in successes:
+            responses[status] = OpenApiResponse(None if status == 204 else build_basic_type(OpenApiTypes.ANY),
+                                                description="No content" if status == 204 else "Success")
+        errors = dict(ERROR_STATUSES)
+        if any(isinstance(p, AllowAny) or p is AllowAny for p in self.view.get_permissions()):
+            errors.pop(401)
+        if self.method in ("POST", "PUT", "PATCH") or self._inputs().body is not None:
+            errors.update(BODY_STATUSES)
+        for status in getattr(self.view, "answers", ()):
+            errors[status] = {**BODY_STATUSES, **EXTRA_STATUSES}[status]
+        for status, description in sorted(errors.items()):
+            responses[status] = OpenApiResponse({"$ref": "#/components/schemas/Error"}, description=description)
+        return responses
+
+    def _get_response_for_code(self, serializer, status_code, media_types=None, direction="response"):
+        response = super()._get_response_for_code(serializer, status_code, [JSON], direction)
+        if status_code == "401":
+            response["headers"] = {"WWW-Authenticate": {"schema": {"type": "string"}, "required": True}}
+        if status_code == "400":
+            # A request line the HTTP server cannot parse never reaches the API: uvicorn answers it in plain text.
+            response["content"]["text/plain"] = {"schema": {"type": "string"}}
+        return response
+
+
+# ---- fields ---------------------------------------------------------------------------------------------
+
+class DeclaredFieldSchema(OpenApiSerializerFieldExtension):
+    """A custom field states what it takes in its `openapi_schema` (its to_internal_value is the validator)."""
+    target_class = "rest_framework.serializers.Field"
+    match_subclasses = True
+
+    @classmethod
+    def _matches(cls, target) -> bool:
+        return isinstance(getattr(target, "openapi_schema", None), dict)
+
+    def map_serializer_field(self, auto_schema, direction):
+        return dict(self.target.openapi_schema)
+
+
+class DeclaredSerializerSchema(OpenApiSerializerExtension):
+    """A serializer whose valid inputs depend on one another (a union keyed by `type`) states them with
+    `openapi_schema(auto_schema, direction)`, built from the serializers that validate each case."""
+    target_class = "rest_framework.serializers.Serializer"
+    match_subclasses = True
+
+    @classmethod
+    def _matches(cls, target) -> bool:
+        klass = target if isinstance(target, type) else type(target)
+        return issubclass(klass, serializers.Serializer) and callable(getattr(klass, "openapi_schema", None))
+
+    def map_serializer(self, auto_schema, direction):
+        return self.target.openapi_schema(auto_schema, direction)
 
 
 class ApiTokenScheme(OpenApiAuthenticationExtension):
     target_class = "auth_app.authentication.ApiTokenAuthentication"
-    name = ["bearerAuth", "basicAuth"]
+    name = ("bearerAuth", "basicAuth")
 
     def get_security_definition(self, auto_schema):
         return [{"type": "http", "scheme": "bearer"}, {"type": "http", "scheme": "basic"}]
@@ -47,6 +360,8 @@ class AdminSessionScheme(OpenApiAuthenticationExtension):
         return {"type": "apiKey", "in": "cookie", "name": "sessionid"}
 
 
+# ---- postprocessing -------------------------------------------------------------------------------------
+
 def _walk(patterns, prefix: str = "", namespace: str = ""):
     for entry in patterns:
         if isinstance(entry, URLResolver):
@@ -57,14 +372,13 @@ def _walk(patterns, prefix: str = "", namespace: str = ""):
 
 
 def _openapi_path(route: str) -> str:
-    import re
-
     return "/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route).lstrip("^").rstrip("$")
 
 
-def add_plain_django_routes(result, generator, request, public):
-    """Postprocessing hook: the SSE streams are plain async views that spectacular cannot see, and /doc
-    leaves itself out."""
+def add_error_shape_and_plain_routes(result, generator, request, public):
+    """Postprocessing hook: the one error shape every error answer refers to, and the routes spectacular
+    cannot see (the SSE streams are plain async views); /doc leaves itself out."""
+    result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
     paths = result.setdefault("paths", {})
     for route, pattern in _walk(get_resolver().url_patterns):
         path = _openapi_path(route)
@@ -72,9 +386,33 @@ def add_plain_django_routes(result, generator, request, public):
             continue  # the admin is not API; DRF views are documented already
         operation_id = f"{V2_PREFIX}{pattern.name}" if path.startswith("/api/") else pattern.name
         is_stream = not hasattr(pattern.callback, "cls")
+        error = {"content": {JSON: {"schema": {"$ref": "#/components/schemas/Error"}}}}
+        responses = {"200": {"description": "text/event-stream" if is_stream else "OK"},
+                     "401": {**error, "description": ERROR_STATUSES[401],
+                             "headers": {"WWW-Authenticate": {"schema": {"type": "string"}, "required": True}}}}
+        if is_stream:  # sse.open_stream: the directory, and a bound on each user's open streams
+            responses.update({str(status): {**error, "description": description} for status, description in (
+                (400, ERROR_STATUSES[400]), (403, ERROR_STATUSES[403]), (404, ERROR_STATUSES[404]),
+                (429, "Too many open event streams for this user"))})
+        parameters = [{"in": "path", "name": name, "required": True, "schema": _path_schema(name)}
+                      for name in re.findall(r"{(\w+)}", path)]
+        parameters += getattr(pattern.callback, "openapi_parameters", [])
+        if path in ("/event", "/api/event"):  # the others take no directory (global; the session's own)
+            parameters.append({"in": "query", "name": "directory", "required": False,
+                               "schema": {"type": "string", "pattern": DIRECTORY_PATTERN}})
         paths[path] = {"get": {
             "operationId": operation_id,
             "description": "Server-sent events (text/event-stream)." if is_stream else "",
-            "responses": {"200": {"description": "text/event-stream" if is_stream else "OK"}},
+            **({"parameters": parameters} if parameters else {}),
+            "security": [{"bearerAuth": [], "basicAuth": []}, {"cookieAuth": []}],
+            "responses": responses,
         }}
     return result
+
+
+def _path_schema(name: str) -> dict:
+    prefix = api.PATH_IDS.get(name)
+    if prefix:
+        return {"type": "string", "pattern": f"^{re.escape(prefix)}", "maxLength": api.MAX_ID}
+    return {"type": "string", "minLength": 1}
+

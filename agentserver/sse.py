@@ -17,7 +17,8 @@ from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse, StreamingHttpResponse
 
-from agentserver import bus, loop as server_loop, shutdown
+from agentserver import bus, shutdown
+from agentserver import loop as server_loop
 from agentserver.bus import BUS, GLOBAL, V2, Subscriber, server_event
 from agentserver.context import RuntimeContext
 from agentserver.errors import ApiError, TooManyRequests, error_response
@@ -81,16 +82,21 @@ def _replay(subscriber: Subscriber, last_event_id: str) -> tuple[list[bus.Event]
         connection.close()
 
 
+def method_not_allowed(request) -> JsonResponse:
+    """A stream is read with GET only."""
+    response = JsonResponse({"name": "MethodNotAllowedError",
+                             "data": {"message": f'Method "{request.method}" not allowed.'}}, status=405)
+    response["Allow"] = "GET"
+    return response
+
+
 async def open_stream(request, shape: str, *, authenticate: Authenticate, live_tokens: LiveTokens,
                       session_id: str | None = None, after: str | None = None):
     """The response of one event stream of `shape` (GLOBAL, INSTANCE or V2); `session_id`: only that session's
     events (authenticate checks it is the caller's); `after`: replay from there when no Last-Event-ID is sent."""
     loop = server_loop.capture_running()
     if request.method != "GET":
-        response = JsonResponse({"name": "MethodNotAllowedError",
-                                 "data": {"message": f'Method "{request.method}" not allowed.'}}, status=405)
-        response["Allow"] = "GET"
-        return response
+        return method_not_allowed(request)
     try:
         token, context = await sync_to_async(_authenticated)(authenticate, request, shape)
     except ApiError as error:

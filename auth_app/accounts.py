@@ -9,9 +9,9 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from agentserver import events, ids
+from agentserver.clock import now_ms
 from agentserver.errors import BadRequest, NotFound
 from auth_app import crypto
-from agentserver.clock import now_ms
 from auth_app.models import AuthAccount
 
 log = logging.getLogger(__name__)
@@ -45,6 +45,18 @@ def _mask_credential(credential: dict) -> str:
 
 
 # ---- validation ----------------------------------------------------------------------------------------
+
+_SECRET = {"type": "string", "minLength": 1}
+# What normalize_credential takes, stated for /doc beside it.
+CREDENTIAL_SCHEMA = {"oneOf": [
+    {"type": "object", "required": ["type", "key"],
+     "properties": {"type": {"const": "api"}, "key": _SECRET,
+                    "metadata": {"type": ["object", "null"], "additionalProperties": {"type": "string"}}}},
+    {"type": "object", "required": ["type", "refresh", "access", "expires"],
+     "properties": {"type": {"const": "oauth"}, "refresh": _SECRET, "access": _SECRET,
+                    "expires": {"type": "number", "minimum": 0}}},
+]}
+
 
 def normalize_credential(value, *, at: tuple[str, ...] = ("credential",)) -> dict:
     """Check a credential against the spec's two shapes and return a clean copy (no unknown fields). `at` is

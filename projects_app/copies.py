@@ -15,7 +15,12 @@ from auth_app.tokens import roots_of
 from projects_app import workspace_git as git
 from projects_app.models import Project, Workspace
 from projects_app.projects import project_get, project_of
-from projects_app.workspaces import publish_workspace, worktree_slug, workspace_delete, workspace_sync
+from projects_app.workspaces import (
+    publish_workspace,
+    workspace_delete,
+    workspace_sync,
+    worktree_slug,
+)
 
 STRATEGIES = ("worktree",)
 NAME_WORDS = 4
@@ -46,7 +51,7 @@ def copy_create(*, context: RuntimeContext, project_id: str, strategy: str, dire
                          f"(strategy \"worktree\")", kind="Body",
                          issues=[{"path": ["strategy"], "message": "worktree"}])
     if project.vcs != "git" or not os.path.isdir(project.worktree):
-        raise BadRequest(f"Project {project_id} is not a git repository on this server", kind="Body")
+        raise Conflict(f"Project {project_id} is not a git repository on this server")
     target = paths.confine(directory, roots_of(user))
     if os.path.lexists(target):
         raise Conflict(f"Directory already exists: {directory}", directory=directory)
@@ -57,7 +62,7 @@ def copy_create(*, context: RuntimeContext, project_id: str, strategy: str, dire
     try:
         git.worktree_add(project.worktree, target, branch)
     except git.GitFailed as error:
-        raise BadRequest(f"Cannot make the copy: {error}", kind="Body") from error
+        raise Conflict(f"Cannot make the copy: {error}") from error
     workspace = Workspace(id=ids.ascending("wrk"), owner=user, project=project, type="worktree", name=name or slug,
                           directory=os.path.realpath(target), branch=branch, metadata={"projectCopy": True},
                           created_by_server=True)

@@ -10,7 +10,7 @@ from django.conf import settings
 
 from agentserver import events, paths, sandbox
 from agentserver.coalesce import Coalescer
-from agentserver.errors import BadRequest, Forbidden, PayloadTooLarge
+from agentserver.errors import BadRequest, Conflict, Forbidden, PayloadTooLarge
 from projects_app.contexts import default_directory
 
 
@@ -287,11 +287,12 @@ def vcs_patch(*, context, patch: str) -> dict:
     if check is None:
         raise BadRequest("git is not available", kind="Body")
     if check.returncode != 0:
-        raise BadRequest(check.stderr.decode(errors="replace").strip() or "The patch does not apply", kind="Body")
+        # Well-formed, but not for the tree as it is now: a conflict with its state, not bad input.
+        raise Conflict(check.stderr.decode(errors="replace").strip() or "The patch does not apply")
     applied = _git_raw(cwd, "apply", *flags, "-", input=data)
     if applied is None or applied.returncode != 0:
         message = applied.stderr.decode(errors="replace").strip() if applied is not None else "git failed"
-        raise BadRequest(message or "The patch does not apply", kind="Body")
+        raise Conflict(message or "The patch does not apply")
     files = sorted(set(names))
     for name in files:
         events.publish_context("file.edited", {"file": os.path.join(context.directory, name)}, context)

@@ -56,7 +56,7 @@ def file_read(*, context, path: str) -> dict:
     if not os.path.exists(real):
         raise NotFound(f"File not found: {path}")
     if not os.path.isfile(real):
-        raise BadRequest(f"Not a regular file: {path}", kind="Query")
+        raise NotFound(f"Not a regular file: {path}")  # well-formed; no file there to read
     size = os.path.getsize(real)
     if size > MAX_READ_BYTES:
         raise PayloadTooLarge(f"File is too large to read ({size} bytes; the limit is {MAX_READ_BYTES})",
@@ -81,12 +81,12 @@ def file_read(*, context, path: str) -> dict:
 
 
 def file_bytes(*, context, path: str) -> tuple[bytes, str]:
-    """v2 fs.read: the file's bytes as they are and its media type (404 missing, 400 not a file, 413 too big)."""
+    """v2 fs.read: the file's bytes as they are and its media type (404 missing or not a file, 413 too big)."""
     real = confine(context, path)
     if not os.path.exists(real):
         raise NotFound(f"File not found: {path}")
     if not os.path.isfile(real):
-        raise BadRequest(f"Not a regular file: {path}", kind="Params")
+        raise NotFound(f"Not a regular file: {path}")
     size = os.path.getsize(real)
     if size > MAX_READ_BYTES:
         raise PayloadTooLarge(f"File is too large to read ({size} bytes; the limit is {MAX_READ_BYTES})",
@@ -134,7 +134,7 @@ def directory_list(*, context, path: str) -> list[dict]:
     if not os.path.exists(real):
         raise NotFound(f"Directory not found: {path}")
     if not os.path.isdir(real):
-        raise BadRequest(f"Not a directory: {path}", kind="Query")
+        raise NotFound(f"Not a directory: {path}")
     try:
         with os.scandir(real) as iterator:
             entries = [entry for _, entry in zip(range(MAX_TREE_ENTRIES), iterator)]

@@ -26,18 +26,24 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from agentserver import events, ids, paths, sandbox
-from projects_app.contexts import GLOBAL_PROJECT, git_info
-from agentserver.errors import BadRequest, NotFound
+from agentserver.errors import BadRequest, Conflict, NotFound
 from auth_app.tokens import roots_of
 from projects_app import workspace_git as git
+from projects_app.contexts import GLOBAL_PROJECT, git_info
 from projects_app.models import Project, Workspace, now_ms
 
 REGISTER_TYPES = ("directory", "local")
 WORKTREE_TYPES = ("worktree",)
 
 
-class WorkspaceCreateError(BadRequest):
+class WorkspaceCreateError(Conflict):
+    """Well-formed, but the project or repository as it is now does not allow it (no git, a taken branch)."""
     name = "WorkspaceCreateError"
+
+
+# The branch names a new worktree takes: words joined by single dots or dashes, in slash-separated parts
+# (a subset of git's ref names that a pattern can state exactly; /doc states it).
+BRANCH_PATTERN = r"^[A-Za-z0-9_]+(?:[.\-][A-Za-z0-9_]+)*(?:/[A-Za-z0-9_]+(?:[.\-][A-Za-z0-9_]+)*)*$"
 
 
 # `release(user=, workspace_id=) -> int`: how many things pinned to the workspace it let go.
@@ -174,8 +180,8 @@ def workspace_create(*, user, type: str, project_id: str | None = None, name: st
         publish_workspace(workspace, "workspace.created")
         return workspace
     if type not in WORKTREE_TYPES:
-        raise WorkspaceCreateError(
-            f"Unknown workspace type {type!r}: use one of {', '.join(REGISTER_TYPES + WORKTREE_TYPES)}")
+        raise BadRequest(f"Unknown workspace type {type!r}: use one of {', '.join(REGISTER_TYPES + WORKTREE_TYPES)}",
+                         issues=[{"path": ["type"], "message": "unknown workspace type"}])
 
     project = _source_project(user, project_id, directory)
     if project.vcs != "git" or not os.path.isdir(project.worktree):

@@ -15,7 +15,7 @@ from django.db import connections
 
 from agentserver import events, sandbox
 from agentserver.context import RuntimeContext
-from agentserver.errors import BadRequest, NotFound
+from agentserver.errors import Conflict, NotFound
 from projects_app import workspace_git as git
 from projects_app import workspaces
 from projects_app.models import Workspace
@@ -24,11 +24,12 @@ log = logging.getLogger(__name__)
 START_COMMAND_TIMEOUT = 600
 
 
-class WorktreeNotGit(BadRequest):
+# The directory or repository as it is now refuses these (409), as workspaces.WorkspaceCreateError.
+class WorktreeNotGit(Conflict):
     name = "WorktreeNotGitError"
 
 
-class WorktreeResetFailed(BadRequest):
+class WorktreeResetFailed(Conflict):
     name = "WorktreeResetFailedError"
 
 

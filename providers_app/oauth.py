@@ -15,7 +15,7 @@ import httpx
 from django.db import transaction
 
 from agentserver.clock import now_ms
-from agentserver.errors import BadRequest
+from agentserver.errors import BadRequest, NotFound
 from providers_app.models import OAuthPending
 
 PENDING_TTL_MS = 10 * 60 * 1000
@@ -70,11 +70,10 @@ def auth_methods() -> dict[str, list[dict]]:
 def _oauth_method(provider_id: str, index) -> OAuthMethod:
     methods = METHODS.get(provider_id)
     if not methods:
-        raise BadRequest(f"Provider {provider_id} has no OAuth sign-in; use an API key", kind="Params")
+        raise NotFound(f"Provider {provider_id} has no OAuth sign-in; use an API key")
     if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(methods) \
             or not isinstance(methods[index], OAuthMethod):
-        raise BadRequest(f"Auth method {index!r} of provider {provider_id} is not an OAuth method",
-                         issues=[{"path": ["method"], "message": "not an OAuth method index"}])
+        raise NotFound(f"Auth method {index!r} of provider {provider_id} is not an OAuth method")
     return methods[index]
 
 

@@ -29,8 +29,8 @@ def _executable(command: str, *, cwd: str, search_path: str) -> str:
         found = shutil.which(command, path=search_path)
         if found:
             return found
-    raise BadRequest(f"Command not found or not executable: {command}", kind="Body",
-                     issues=[{"path": ["command"], "message": "not found or not executable"}])
+    # Well-formed input naming something that is not there: 404, as for any object that is not there.
+    raise NotFound(f"Command not found or not executable: {command}")
 
 
 def _check_env(env: dict) -> dict:
@@ -50,8 +50,7 @@ def pty_create(*, context: RuntimeContext, command: str | None = None, args: lis
     else:
         real_cwd = context.directory
     if not os.path.isdir(real_cwd):
-        raise BadRequest(f"Working directory does not exist: {cwd or real_cwd}", kind="Body",
-                         issues=[{"path": ["cwd"], "message": "not an existing directory"}])
+        raise NotFound(f"Working directory does not exist: {cwd or real_cwd}")
     child_env = child_environment(home=default_directory(user), extra=_check_env(env or {}))
     command = command or default_shell()
     executable = _executable(command, cwd=real_cwd, search_path=child_env.get("PATH", ""))

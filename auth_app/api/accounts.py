@@ -2,20 +2,49 @@
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, StrictCharField, id_param, parse, parse_query
+from agentserver.api import (
+    ApiView,
+    StrictBooleanField,
+    StrictCharField,
+    id_param,
+    parse,
+    parse_query,
+)
+from agentserver.errors import BadRequest
 from auth_app import accounts
+
+
+class CredentialField(serializers.JSONField):
+    """A credential; accounts.normalize_credential checks it, and states its schema beside it."""
+    openapi_schema = accounts.CREDENTIAL_SCHEMA
+
+
+class CredentialBody(serializers.Serializer):
+    """A body that is a credential (PUT /auth/{providerID})."""
+
+    def to_internal_value(self, data):
+        try:
+            return accounts.normalize_credential(data, at=())
+        except BadRequest as error:  # as a validation error, so it reads like every other 400 of the edge
+            raise serializers.ValidationError(
+                {".".join(map(str, issue["path"])) or "credential": [issue["message"]]
+                 for issue in error.data["issues"]} or [error.message]) from None
+
+    @classmethod
+    def openapi_schema(cls, auto_schema, direction) -> dict:
+        return accounts.CREDENTIAL_SCHEMA
 
 
 class AccountCreateInput(serializers.Serializer):
     serviceID = StrictCharField(max_length=255)
-    credential = serializers.JSONField()
+    credential = CredentialField()
     description = StrictCharField(max_length=1000, required=False, allow_blank=True)
-    active = serializers.BooleanField(required=False)
+    active = StrictBooleanField(required=False)
 
 
 class AccountUpdateInput(serializers.Serializer):
     description = StrictCharField(max_length=1000, required=False, allow_blank=True)
-    credential = serializers.JSONField(required=False)
+    credential = CredentialField(required=False)
 
 
 class AccountListQuery(serializers.Serializer):
@@ -75,7 +104,8 @@ class ProviderAuthView(ApiView):
     operation_ids = {"PUT": "auth.set", "DELETE": "auth.remove"}
 
     def put(self, request, providerID: str):
-        accounts.provider_auth_set(user=request.user, provider_id=providerID, credential=request.data)
+        credential = parse(CredentialBody, request.data)
+        accounts.provider_auth_set(user=request.user, provider_id=providerID, credential=credential)
         return Response(True)
 
     def delete(self, request, providerID: str):

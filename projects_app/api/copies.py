@@ -8,7 +8,7 @@ from projects_app import copies
 
 
 class CopyCreateBody(serializers.Serializer):
-    strategy = StrictCharField(max_length=32)
+    strategy = serializers.ChoiceField(choices=sorted(copies.STRATEGIES))
     directory = StrictCharField(max_length=4096)
     name = StrictCharField(max_length=255, required=False)
 
@@ -24,6 +24,7 @@ class GenerateNameBody(serializers.Serializer):
 
 class ProjectCopyView(LocatedView):
     operation_ids = {"POST": "v2.projectCopy.create", "DELETE": "v2.projectCopy.remove"}
+    answers = (409,)
 
     def post(self, request, projectID: str):
         body = parse(CopyCreateBody, request.data)
@@ -40,6 +41,7 @@ class ProjectCopyView(LocatedView):
 
 class ProjectCopyRefreshView(LocatedView):
     operation_ids = {"POST": "v2.projectCopy.refresh"}
+    answers = (409,)
 
     def post(self, request, projectID: str):
         copies.copy_refresh(context=self.context(request), project_id=projectID)

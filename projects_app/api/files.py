@@ -6,7 +6,14 @@ from django.http import HttpResponse
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, LocatedView, StrictCharField, parse, parse_query
+from agentserver.api import (
+    ApiView,
+    LocatedView,
+    StrictCharField,
+    StrictIntegerField,
+    parse,
+    parse_query,
+)
 from projects_app import environment, files
 from projects_app.api.vcs import status_1_18
 from projects_app.lsp.service import symbol_search
@@ -28,14 +35,14 @@ class TreeQuery(serializers.Serializer):
 class SearchBody(serializers.Serializer):
     query = StrictCharField(max_length=1000, allow_blank=True, trim_whitespace=False)
     type = serializers.ChoiceField(choices=["file", "directory"], required=False)
-    limit = serializers.IntegerField(min_value=1, max_value=files.SEARCH_LIMIT_MAX, required=False,
+    limit = StrictIntegerField(min_value=1, max_value=files.SEARCH_LIMIT_MAX, required=False,
                                      default=files.SEARCH_LIMIT_DEFAULT)
 
 
 class GrepBody(serializers.Serializer):
-    pattern = StrictCharField(max_length=10_000, trim_whitespace=False)
+    pattern = StrictCharField(max_length=10_000, help_text="A ripgrep regular expression")
     include = StrictCharField(max_length=1000, required=False)
-    limit = serializers.IntegerField(min_value=1, max_value=files.GREP_LIMIT_MAX, required=False,
+    limit = StrictIntegerField(min_value=1, max_value=files.GREP_LIMIT_MAX, required=False,
                                      default=files.GREP_LIMIT_DEFAULT)
 
 
@@ -52,13 +59,14 @@ class FindSymbolQuery(serializers.Serializer):
 
 
 class FindTextQuery(serializers.Serializer):
-    pattern = serializers.CharField(max_length=10_000, trim_whitespace=False)
+    pattern = serializers.CharField(max_length=10_000, trim_whitespace=False, help_text="A ripgrep regular expression")
 
 
 # ---- v2 -----------------------------------------------------------------------------------------------
 
 class V2FileView(LocatedView):
     operation_ids = {"GET": "fs.file"}
+    answers = (413,)
 
     def get(self, request):
         query = parse_query(PathQuery, request)
@@ -145,6 +153,7 @@ class FileListView(ApiView):
 
 class FileContentView(ApiView):
     operation_ids = {"GET": "file.read"}
+    answers = (413,)
 
     def get(self, request):
         query = parse_query(PathQuery, request)

@@ -3,12 +3,12 @@ and project.list, project.get, project.update (v2, server kind)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, StrictCharField, parse
+from agentserver.api import PATH_MAX_LENGTHS, ApiView, StrictCharField, parse
 from agentserver.errors import BadRequest, NotFound
 from projects_app import projects
 from projects_app.git_init import project_init_git
 
-_MAX_PROJECT_ID = 128
+_MAX_PROJECT_ID = PATH_MAX_LENGTHS["projectID"]
 
 
 def string(**kwargs) -> StrictCharField:

@@ -1,10 +1,18 @@
 """Version control: vcs.get, vcs.status, vcs.diff, vcs.diff.raw, vcs.apply (original) and vcs.get,
 vcs.status, vcs.diff, vcs.patch (v2), over projects_app.environment."""
+from django.core.validators import RegexValidator
 from django.http import HttpResponse
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, LocatedView, StrictCharField, V2RequestView, parse, parse_query
+from agentserver.api import (
+    ApiView,
+    LocatedView,
+    StrictCharField,
+    V2RequestView,
+    parse,
+    parse_query,
+)
 from projects_app import environment
 
 
@@ -18,7 +26,10 @@ class DiffQuery(serializers.Serializer):
 
 
 class PatchBody(serializers.Serializer):
-    patch = StrictCharField(trim_whitespace=False)
+    # A patch names at least one file (the lines environment._patch_paths reads); whether it applies to the
+    # tree as it is now is the service's to say (409).
+    patch = StrictCharField(validators=[RegexValidator(r"(^|\n)(--- |\+\+\+ |rename (from|to) |copy (from|to) |diff --git a/.* b/)\S",
+                                                       message="The patch names no files")])
 
 
 def _diff_text(text: str) -> HttpResponse:
@@ -64,6 +75,7 @@ class VcsDiffRawView(ApiView):
 
 class VcsApplyView(ApiView):
     operation_ids = {"POST": "vcs.apply"}
+    answers = (409,)
 
     def post(self, request):
         body = parse(PatchBody, request.data)
@@ -100,6 +112,7 @@ class V2VcsDiffView(LocatedView):
 
 class V2VcsPatchView(LocatedView):
     operation_ids = {"POST": "vcs.patch"}
+    answers = (409,)
 
     def post(self, request):
         body = parse(PatchBody, request.data)

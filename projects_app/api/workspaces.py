@@ -2,21 +2,37 @@
 projects_app/workspaces.py) but workspace.warp (a session's move: sessions_app/api/workspaces.py), and 1.18's
 experimental.workspace.* of the context's project (list, create, status, remove, adapter.list, syncList; warp is
 sessions_app's)."""
+from django.core.validators import RegexValidator
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, IdField, StrictBooleanField, StrictCharField, id_param, parse, parse_query
+from agentserver.api import (
+    ApiView,
+    IdField,
+    StrictBooleanField,
+    StrictCharField,
+    directory_validator,
+    id_param,
+    parse,
+    parse_query,
+)
 from agentserver.errors import BadRequest
 from projects_app import workspaces
 
 
 class WorkspaceCreateInput(serializers.Serializer):
-    type = StrictCharField(max_length=32)
+    # workspaces.workspace_create: a directory to register, or for a worktree its project's id instead.
+    openapi_rules = {"anyOf": [{"required": ["directory"]},
+                               {"required": ["projectID"],
+                                "properties": {"type": {"enum": list(workspaces.WORKTREE_TYPES)}}}]}
+
+    type = serializers.ChoiceField(choices=workspaces.REGISTER_TYPES + workspaces.WORKTREE_TYPES)
     projectID = StrictCharField(max_length=128, required=False)
     name = StrictCharField(max_length=255, required=False)
-    directory = StrictCharField(max_length=4096, required=False)
+    directory = StrictCharField(max_length=4096, required=False, validators=[directory_validator])
     metadata = serializers.DictField(required=False)
-    branch = StrictCharField(max_length=255, required=False)
+    branch = StrictCharField(max_length=255, required=False,
+                             validators=[RegexValidator(workspaces.BRANCH_PATTERN, message="Invalid branch name")])
 
 
 class WorkspaceUpdateInput(serializers.Serializer):
@@ -35,6 +51,7 @@ class WorkspaceDeleteQuery(serializers.Serializer):
 
 class WorkspaceListView(ApiView):
     operation_ids = {"GET": "workspace.list", "POST": "workspace.create"}
+    answers = (409,)
 
     def get(self, request):
         query = parse_query(WorkspaceListQuery, request)
@@ -103,14 +120,18 @@ class ExperimentalWorkspaceStatusView(ApiView):
 
 
 class ExperimentalWorkspaceCreateInput(serializers.Serializer):
+    openapi_rules = {"not": {"required": ["id"]}}  # the view refuses any id: this server names its workspaces
+
     id = IdField("wrk", required=False)
-    type = StrictCharField(max_length=32)
-    branch = StrictCharField(max_length=255, required=False, allow_null=True)
+    type = serializers.ChoiceField(choices=workspaces.REGISTER_TYPES + workspaces.WORKTREE_TYPES)
+    branch = StrictCharField(max_length=255, required=False, allow_null=True,
+                             validators=[RegexValidator(workspaces.BRANCH_PATTERN, message="Invalid branch name")])
     extra = serializers.JSONField(required=False, allow_null=True)
 
 
 class ExperimentalWorkspaceCollectionView(ExperimentalWorkspaceView):
     operation_ids = {"GET": "experimental.workspace.list", "POST": "experimental.workspace.create"}
+    answers = (409,)
 
     def post(self, request):
         data = parse(ExperimentalWorkspaceCreateInput, request.data)
@@ -140,6 +161,7 @@ class ExperimentalWorkspaceSyncListView(ApiView):
 
 class ExperimentalWorkspaceItemView(ApiView):
     operation_ids = {"DELETE": "experimental.workspace.remove"}
+    path_ids = {"id": "wrk"}
 
     def delete(self, request, id: str):
         workspace_id = id_param(id, "wrk", "workspace")

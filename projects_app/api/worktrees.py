@@ -17,6 +17,7 @@ class WorktreeDirectoryBody(serializers.Serializer):
 
 class WorktreeView(ApiView):
     operation_ids = {"GET": "worktree.list", "POST": "worktree.create", "DELETE": "worktree.remove"}
+    answers = (409,)
 
     def get(self, request):
         return Response(worktrees.worktree_list(context=self.context(request)))
@@ -34,6 +35,7 @@ class WorktreeView(ApiView):
 
 class WorktreeResetView(ApiView):
     operation_ids = {"POST": "worktree.reset"}
+    answers = (409,)
 
     def post(self, request):
         body = parse(WorktreeDirectoryBody, request.data)

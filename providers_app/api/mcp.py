@@ -1,19 +1,27 @@
 """MCP servers: the original mcp.* routes (status map, add, OAuth, connect/disconnect), 1.18's
 experimental.resource.list, and the v2 mcp.* routes (servers, prompts, resources, OAuth)."""
+from django.core.validators import RegexValidator
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import ApiView, StrictCharField, V2RequestView, parse, parse_query
 from providers_app.mcp import configs, oauth, registry, switch
 
+NAME_PARAM = {"name": configs.NAME_PATTERN}  # what _name() takes, for /doc
+
 
 def _name(value: str) -> str:
     return configs.check_name(value, ["name"])
 
 
+class McpConfigField(serializers.JSONField):
+    """A server config; the registry checks it with configs.normalize, whose schema this states."""
+    openapi_schema = configs.CONFIG_SCHEMA
+
+
 class CreateInput(serializers.Serializer):
-    name = StrictCharField(max_length=128)
-    config = serializers.JSONField()
+    name = StrictCharField(max_length=128, validators=[RegexValidator(configs.NAME_PATTERN)])
+    config = McpConfigField()
 
 
 class PromptRenderInput(serializers.Serializer):
@@ -25,8 +33,8 @@ class PromptRenderInput(serializers.Serializer):
 class ResourceReadQuery(serializers.Serializer):
     server = serializers.CharField(max_length=128)
     uri = serializers.CharField(max_length=8192)
-    directory = serializers.CharField(required=False)
-    workspace = serializers.CharField(required=False)
+    directory = serializers.CharField(required=False, allow_blank=True)
+    workspace = serializers.CharField(required=False, allow_blank=True)
 
 
 class CallbackInput(serializers.Serializer):
@@ -35,6 +43,7 @@ class CallbackInput(serializers.Serializer):
 
 class McpStatusView(ApiView):
     operation_ids = {"GET": "mcp.status", "POST": "mcp.add"}
+    answers = (409,)
 
     def get(self, request):
         return Response(registry.status_map(context=self.context(request)))
@@ -48,6 +57,7 @@ class McpStatusView(ApiView):
 
 class V2ServerView(V2RequestView):
     operation_ids = {"GET": "mcp.server.list", "POST": "mcp.server.create"}
+    answers = (409,)
 
     def get(self, request):
         return Response(registry.server_list(context=self.context(request)))
@@ -60,6 +70,7 @@ class V2ServerView(V2RequestView):
 
 class V2PromptListView(V2RequestView):
     operation_ids = {"GET": "mcp.prompt.list"}
+    answers = (409,)
 
     def get(self, request):
         return Response(registry.prompt_list(context=self.context(request)))
@@ -67,6 +78,7 @@ class V2PromptListView(V2RequestView):
 
 class V2PromptRenderView(V2RequestView):
     operation_ids = {"POST": "mcp.prompt.render"}
+    answers = (409,)
 
     def post(self, request):
         data = parse(PromptRenderInput, request.data)
@@ -76,6 +88,7 @@ class V2PromptRenderView(V2RequestView):
 
 class V2ResourceListView(V2RequestView):
     operation_ids = {"GET": "mcp.resource.list"}
+    answers = (409,)
 
     def get(self, request):
         return Response(registry.resource_list(context=self.context(request)))
@@ -83,6 +96,7 @@ class V2ResourceListView(V2RequestView):
 
 class V2ResourceReadView(V2RequestView):
     operation_ids = {"GET": "mcp.resource.read"}
+    answers = (409,)
 
     def get(self, request):
         query = parse_query(ResourceReadQuery, request)
@@ -92,6 +106,8 @@ class V2ResourceReadView(V2RequestView):
 
 class V2OAuthView(V2RequestView):
     operation_ids = {"POST": "mcp.server.oauth.start", "DELETE": "mcp.server.oauth.delete"}
+    answers = (409,)
+    path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
         return Response(oauth.oauth_start(context=self.context(request), name=_name(name)))
@@ -102,6 +118,8 @@ class V2OAuthView(V2RequestView):
 
 class V2OAuthCallbackView(V2RequestView):
     operation_ids = {"POST": "mcp.server.oauth.callback"}
+    answers = (409,)
+    path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
         data = parse(CallbackInput, request.data)
@@ -112,6 +130,8 @@ class V2OAuthCallbackView(V2RequestView):
 
 class McpAuthView(ApiView):
     operation_ids = {"POST": "mcp.auth.start", "DELETE": "mcp.auth.remove"}
+    answers = (409,)
+    path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
         return Response(oauth.oauth_start(context=self.context(request), name=_name(name)))
@@ -122,6 +142,8 @@ class McpAuthView(ApiView):
 
 class McpAuthCallbackView(ApiView):
     operation_ids = {"POST": "mcp.auth.callback"}
+    answers = (409,)
+    path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
         data = parse(CallbackInput, request.data)
@@ -130,6 +152,8 @@ class McpAuthCallbackView(ApiView):
 
 class McpConnectView(ApiView):
     operation_ids = {"POST": "mcp.connect"}
+    answers = (409,)
+    path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
         return Response(switch.mcp_connect(context=self.context(request), name=_name(name)))
@@ -137,6 +161,8 @@ class McpConnectView(ApiView):
 
 class McpDisconnectView(ApiView):
     operation_ids = {"POST": "mcp.disconnect"}
+    answers = (409,)
+    path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
         return Response(switch.mcp_disconnect(context=self.context(request), name=_name(name)))
@@ -144,6 +170,7 @@ class McpDisconnectView(ApiView):
 
 class ResourceView(ApiView):
     operation_ids = {"GET": "experimental.resource.list"}
+    answers = (409,)
 
     def get(self, request):
         return Response(registry.resource_map(context=self.context(request)))
@@ -151,6 +178,8 @@ class ResourceView(ApiView):
 
 class McpAuthenticateView(ApiView):
     operation_ids = {"POST": "mcp.auth.authenticate"}
+    answers = (409,)
+    path_patterns = NAME_PARAM
 
     def post(self, request, name: str):
         return Response(switch.mcp_authenticate(context=self.context(request), name=_name(name)))

@@ -3,11 +3,18 @@ provider.list, model.list, catalog.model.list / catalog.model.get (v2)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, V2RequestView, parse
+from agentserver.api import (
+    PATH_MAX_LENGTHS,
+    ApiView,
+    StrictCharField,
+    StrictIntegerField,
+    V2RequestView,
+    parse,
+)
 from agentserver.errors import BadRequest
 from providers_app import oauth, selectors
 
-MAX_ID = 255
+MAX_ID = PATH_MAX_LENGTHS["providerID"]
 
 
 def provider_id_param(value: str) -> str:
@@ -38,13 +45,13 @@ class ProviderAuthView(ApiView):
 
 
 class AuthorizeInput(serializers.Serializer):
-    method = serializers.IntegerField(min_value=0)
-    inputs = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False)
+    method = StrictIntegerField(min_value=0)
+    inputs = serializers.DictField(child=StrictCharField(allow_blank=True), required=False)
 
 
 class CallbackInput(serializers.Serializer):
-    method = serializers.IntegerField(min_value=0)
-    code = serializers.CharField(required=False, allow_blank=True, max_length=8192)
+    method = StrictIntegerField(min_value=0)
+    code = StrictCharField(required=False, allow_blank=True, max_length=8192)
 
 
 class OAuthAuthorizeView(ApiView):

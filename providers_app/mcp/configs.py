@@ -9,7 +9,9 @@ from agentserver.errors import BadRequest
 LOCAL_KEYS = {"type", "command", "arguments", "environment", "enabled", "timeout", "cwd"}
 REMOTE_KEYS = {"type", "url", "headers", "oauth", "enabled", "timeout"}
 OAUTH_KEYS = {"clientId", "clientSecret", "scope", "callbackPort", "redirectUri"}
-NAME_RE = re.compile(r"^[^\x00-\x1f/\\]{1,128}$")
+# 1-128 characters, no control characters or slashes, no space at either end.
+NAME_PATTERN = r"^[^\x00-\x1f/\\\s](?:[^\x00-\x1f/\\]{0,126}[^\x00-\x1f/\\\s])?$"
+NAME_RE = re.compile(NAME_PATTERN)
 MAX_TIMEOUT_MS = 600_000
 
 
@@ -19,7 +21,7 @@ def _bad(path: list, message: str) -> BadRequest:
 
 
 def check_name(name, path: list | None = None) -> str:
-    if not isinstance(name, str) or not NAME_RE.match(name) or name.strip() != name:
+    if not isinstance(name, str) or not NAME_RE.match(name):
         raise _bad(path or ["name"], "must be 1-128 characters without slashes or control characters")
     return name
 
@@ -51,6 +53,32 @@ def _common(value: dict, path: list) -> dict:
             raise _bad(path + ["timeout"], f"must be an integer between 1 and {MAX_TIMEOUT_MS} (ms)")
         out["timeout"] = timeout
     return out
+
+
+_STRINGS = {"type": ["object", "null"], "additionalProperties": {"type": "string"}}
+_ARG = {"type": "string", "pattern": "^[^\\x00]*$"}
+_PROGRAM = {"type": "string", "pattern": "^[^\\x00]*[^\\s\\x00][^\\x00]*$"}
+_COMMON = {"enabled": {"type": ["boolean", "null"]},
+           "timeout": {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_TIMEOUT_MS}}
+_LOCAL = {"type": {"const": "local"}, "environment": _STRINGS,
+          "cwd": {"anyOf": [{"type": "null"}, {"type": "string", "minLength": 1}]}, **_COMMON}
+# What normalize() takes, stated for /doc (a field's to_internal_value and its schema sit side by side).
+CONFIG_SCHEMA = {"oneOf": [
+    {"type": "object", "required": ["type", "command"], "additionalProperties": False,
+     "properties": {**_LOCAL, "command": _PROGRAM,
+                    "arguments": {"anyOf": [{"type": "null"}, {"type": "array", "items": _ARG}]}}},
+    {"type": "object", "required": ["type", "command"], "additionalProperties": False,
+     "properties": {**_LOCAL, "command": {"type": "array", "minItems": 1, "prefixItems": [_PROGRAM], "items": _ARG}}},
+    {"type": "object", "required": ["type", "url"], "additionalProperties": False,
+     "properties": {"type": {"const": "remote"}, "headers": _STRINGS,
+                    "url": {"type": "string", "pattern": "^https?://[^\\s/]", "maxLength": 4096},
+                    "oauth": {"anyOf": [
+                        {"type": ["boolean", "null"]},
+                        {"type": "object", "additionalProperties": False, "properties": {
+                            **{key: {"type": "string"} for key in ("clientId", "clientSecret", "scope", "redirectUri")},
+                            "callbackPort": {"type": ["integer", "null"], "minimum": 1, "maximum": 65535}}}]},
+                    **_COMMON}},
+]}
 
 
 def normalize(value, path: list | None = None) -> dict:

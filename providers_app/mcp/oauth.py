@@ -17,7 +17,7 @@ import httpx
 from django.db import transaction
 
 from agentserver.clock import now_ms
-from agentserver.errors import BadRequest
+from agentserver.errors import Conflict
 from auth_app import crypto
 from auth_app.models import AuthAccount
 from providers_app.mcp import configs, registry
@@ -30,7 +30,7 @@ HTTP_SECONDS = 10
 def _oauth_server(context, name: str) -> registry.Server:
     server = registry.server_get(context, name)
     if server.config is None or not configs.uses_oauth(server.config):
-        raise BadRequest(f"MCP server {name} does not support OAuth", error="unsupported_oauth")
+        raise Conflict(f"MCP server {name} does not support OAuth", error="unsupported_oauth")
     return server
 
 
@@ -50,8 +50,10 @@ def _get_json(url: str) -> dict | None:
 
 def discover(server_url: str) -> dict:
     """The authorization server metadata for an MCP server URL; 400 when none can be found."""
-    from mcp.client.auth.utils import (build_oauth_authorization_server_metadata_discovery_urls,
-                                       build_protected_resource_metadata_discovery_urls)
+    from mcp.client.auth.utils import (
+        build_oauth_authorization_server_metadata_discovery_urls,
+        build_protected_resource_metadata_discovery_urls,
+    )
 
     auth_server = None
     for url in build_protected_resource_metadata_discovery_urls(None, server_url):
@@ -64,13 +66,13 @@ def discover(server_url: str) -> dict:
         if metadata and isinstance(metadata.get("authorization_endpoint"), str) \
                 and isinstance(metadata.get("token_endpoint"), str):
             return metadata
-    raise BadRequest(f"No OAuth authorization server metadata found for {server_url}")
+    raise Conflict(f"No OAuth authorization server metadata found for {server_url}")
 
 
 def _register(metadata: dict, redirect_uri: str) -> dict:
     endpoint = metadata.get("registration_endpoint")
     if not isinstance(endpoint, str):
-        raise BadRequest("The server does not support dynamic client registration; set oauth.clientId in the config",
+        raise Conflict("The server does not support dynamic client registration; set oauth.clientId in the config",
                          error="needs_client_registration")
     body = {"client_name": "agentserver", "redirect_uris": [redirect_uri],
             "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
@@ -81,7 +83,7 @@ def _register(metadata: dict, redirect_uri: str) -> dict:
     except (httpx.HTTPError, ValueError):
         data = None
     if not isinstance(data, dict) or not isinstance(data.get("client_id"), str):
-        raise BadRequest("Dynamic client registration failed")
+        raise Conflict("Dynamic client registration failed")
     return {"client_id": data["client_id"], "client_secret": data.get("client_secret")}
 
 
@@ -127,7 +129,7 @@ def _exchange(pending: dict, code: str) -> dict:
     except (httpx.HTTPError, ValueError):
         data = None
     if not isinstance(data, dict) or not isinstance(data.get("access_token"), str) or not data["access_token"]:
-        raise BadRequest("Token exchange failed")
+        raise Conflict("Token exchange failed")
     return data
 
 
@@ -137,11 +139,11 @@ def oauth_callback(*, context, name: str, code: str) -> dict:
     _oauth_server(context, name)
     row = OAuthPending.objects.filter(owner=context.user, provider_id=_service(name)).first()
     if row is None:
-        raise BadRequest(f"No OAuth flow in progress for MCP server {name}; start one first")
+        raise Conflict(f"No OAuth flow in progress for MCP server {name}; start one first")
     try:
         pending = crypto.decrypt_json(row.secret)
     except crypto.CredentialDecryptError:
-        raise BadRequest("The pending OAuth flow cannot be read; start a new one") from None
+        raise Conflict("The pending OAuth flow cannot be read; start a new one") from None
     tokens = _exchange(pending, code)
     expires_in = tokens.get("expires_in")
     expires = now_ms() + int(float(expires_in) * 1000) if isinstance(expires_in, (int, float)) else 0

@@ -16,7 +16,7 @@ from django.db import transaction
 
 from agentserver import events
 from agentserver import loop as server_loop
-from agentserver.errors import BadRequest, NotFound
+from agentserver.errors import BadRequest, Conflict, NotFound
 from auth_app import crypto
 from providers_app.mcp import client, configs
 from providers_app.models import McpServer
@@ -220,9 +220,9 @@ def forget_connections(context, name: str) -> None:
 def _connected(context, name: str) -> client.Target:
     server = server_get(context, name)
     if server.config is None:
-        raise BadRequest(f"MCP server {name} has an invalid config: {server.error}")
+        raise Conflict(f"MCP server {name} has an invalid config: {server.error}")
     if not server.enabled:
-        raise BadRequest(f"MCP server {name} is disabled")
+        raise Conflict(f"MCP server {name} is disabled")
     return target_of(context, server)
 
 
@@ -232,10 +232,11 @@ def _run(target: client.Target, call, *, timeout: float = client.REQUEST_SECONDS
 
     try:
         return _call(run, timeout=timeout + client.CONNECT_SECONDS + 5)
+    # The request was fine; the server it names could not serve it as it is now (not a 5xx: ours did not fail).
     except client.McpFailure as failure:
-        raise BadRequest(f"MCP server {target.name}: {failure}") from None
+        raise Conflict(f"MCP server {target.name}: {failure}") from None
     except Exception as error:  # noqa: BLE001 - the loop did not answer in time: still a client-visible error
-        raise BadRequest(f"MCP server {target.name}: {type(error).__name__}") from None
+        raise Conflict(f"MCP server {target.name}: {type(error).__name__}") from None
 
 
 async def _gather_lists(targets: list[client.Target], method: str) -> list:

@@ -17,7 +17,7 @@ from providers_app.models import McpServer
 
 
 class McpUnsupportedOAuth(ApiError):
-    status = 400
+    status = 409
     name = "McpUnsupportedOAuthError"
 
 

@@ -5,7 +5,12 @@ from rest_framework.response import Response
 from agentserver.api import ApiView, V2RequestView, id_param, parse
 from agentserver.errors import BadRequest
 from pty_app import selectors, services, tickets
-from pty_app.api.serializers import PtyCreateInput, PtyUpdateInput, V2PtyCreateInput, V2PtyUpdateInput
+from pty_app.api.serializers import (
+    PtyCreateInput,
+    PtyUpdateInput,
+    V2PtyCreateInput,
+    V2PtyUpdateInput,
+)
 from pty_app.wire import pty_wire
 
 
@@ -15,6 +20,7 @@ def _pty_id(value: str) -> str:
 
 class PtyCollectionView(ApiView):
     operation_ids = {"GET": "pty.list", "POST": "pty.create"}
+    answers = (429,)
 
     def get(self, request):
         context = self.context(request)
@@ -61,6 +67,7 @@ class PtyConnectView(ApiView):
 
 class V2PtyCollectionView(V2RequestView):
     operation_ids = {"GET": "pty.list", "POST": "pty.create"}
+    answers = (429,)
 
     def get(self, request):
         context = self.context(request)

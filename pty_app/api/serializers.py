@@ -1,7 +1,26 @@
 """Input shapes of the pty.* routes. Strings are strict: {"command": 5} is a 400, as in the reference, not "5"."""
+import re
+
 from rest_framework import serializers
 
 from agentserver.api import StrictCharField, StrictIntegerField
+
+ENV_NAME_PATTERN = r"^[^=\x00]+$"
+
+
+class EnvironmentField(serializers.DictField):
+    """Variables for the terminal: names without `=` or NUL (services._check_env checks the same)."""
+
+    child = StrictCharField(allow_blank=True, max_length=65536)
+    openapi_schema = {"type": "object", "propertyNames": {"pattern": ENV_NAME_PATTERN},
+                      "additionalProperties": {"type": "string", "maxLength": 65536, "pattern": "^[^\\x00]*$"}}
+
+    def to_internal_value(self, data):
+        env = super().to_internal_value(data)
+        for key in env:
+            if not re.match(ENV_NAME_PATTERN, key):
+                raise serializers.ValidationError({key: ["invalid name"]})
+        return env
 
 
 def _dimension() -> StrictIntegerField:
@@ -14,8 +33,7 @@ class PtyCreateInput(serializers.Serializer):
                                  required=False, max_length=1000)
     cwd = StrictCharField(required=False, max_length=4096)
     title = StrictCharField(required=False, allow_blank=True, max_length=1024)
-    env = serializers.DictField(child=StrictCharField(allow_blank=True, trim_whitespace=False, max_length=65536),
-                                required=False)
+    env = EnvironmentField(required=False)
 
 
 class V2PtyCreateInput(PtyCreateInput):
@@ -35,6 +53,8 @@ class PtyUpdateInput(serializers.Serializer):
 
 
 class V2SizeInput(serializers.Serializer):
+    openapi_rules = {"anyOf": [{"required": ["columns"]}, {"required": ["cols"]}]}  # validate(), for /doc
+
     rows = _dimension()
     columns = StrictIntegerField(min_value=1, max_value=10000, required=False)
     cols = StrictIntegerField(min_value=1, max_value=10000, required=False)

@@ -10,7 +10,6 @@ class OpenApiView(SpectacularJSONAPIView):
     permission_classes = api_settings.DEFAULT_PERMISSION_CLASSES
     custom_settings = {
         "POSTPROCESSING_HOOKS": [
-            "drf_spectacular.hooks.postprocess_schema_enums",
-            "agentserver.schema.add_plain_django_routes",
+            "agentserver.schema.add_error_shape_and_plain_routes",
         ],
     }

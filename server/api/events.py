@@ -3,6 +3,8 @@ event streams (agentserver/sse.py),
 authenticated with the API's credentials (or the signed-in browser's session, from this server's own pages)
 and resolved to the caller's runtime context here, above the
 plumbing that streams them."""
+import re
+
 from asgiref.sync import sync_to_async
 from django.views.decorators.csrf import csrf_exempt
 
@@ -10,7 +12,12 @@ from agentserver import sse
 from agentserver.api import id_param
 from agentserver.bus import GLOBAL, INSTANCE, V2
 from agentserver.errors import ApiError, BadRequest, Unauthorized, error_response
-from auth_app.authentication import browser_session, challenge, credentials_to_token, live_stream_ids
+from auth_app.authentication import (
+    browser_session,
+    challenge,
+    credentials_to_token,
+    live_stream_ids,
+)
 from projects_app.contexts import resolve
 from sessions_app.selectors import session_get, session_replay_after
 
@@ -73,12 +80,17 @@ def _session_stream_start(request, session_id: str, after: str | None):
         connection.close()
 
 
+AFTER_PATTERN = r"^[0-9]{1,18}$"  # a sequence number of session.history (a 64-bit log id)
+
+
 @csrf_exempt  # GET only; a session cookie is accepted from this server's own pages only
 async def session_event_stream(request, sessionID: str):
     """One session's events in the v2 envelope, those logged after `after` (a sequence number of
     session.history) first."""
+    if request.method != "GET":
+        return sse.method_not_allowed(request)
     after = request.GET.get("after")
-    if after is not None and not after.isdigit():
+    if after is not None and not re.match(AFTER_PATTERN, after):
         return error_response(BadRequest(f"after: Expected a sequence number, got {after!r}", kind="Query"))
     try:
         token, context, after = await sync_to_async(_session_stream_start)(request, sessionID, after)
@@ -86,3 +98,8 @@ async def session_event_stream(request, sessionID: str):
         return error_response(error)
     return await sse.open_stream(request, V2, authenticate=lambda request, shape: (token, context),
                                  live_tokens=live_stream_ids, session_id=sessionID, after=after)
+
+
+# What /doc states of this stream's query (agentserver.schema reads it for routes that are not DRF views).
+session_event_stream.openapi_parameters = [
+    {"in": "query", "name": "after", "required": False, "schema": {"type": "string", "pattern": AFTER_PATTERN}}]

@@ -6,8 +6,15 @@ from urllib.parse import urlencode
 
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, body_object, decode_cursor, encode_cursor, id_param, page, parse_query
-from agentserver.errors import BadRequest
+from agentserver.api import (
+    ApiView,
+    body_object,
+    decode_cursor,
+    encode_cursor,
+    id_param,
+    page,
+    parse_query,
+)
 from sessions_app import selectors
 from sessions_app.api import serializers as s
 from sessions_app.api.sessions import session_from_path
@@ -47,6 +54,7 @@ class SessionMessageView(ApiView):
 
 class MessageDeleteView(ApiView):
     operation_ids = {"DELETE": "session.deleteMessage"}
+    answers = (409,)
 
     def delete(self, request, sessionID: str, messageID: str):
         session = session_from_path(request, sessionID)
@@ -56,6 +64,7 @@ class MessageDeleteView(ApiView):
 
 class PartItemView(ApiView):
     operation_ids = {"PATCH": "part.update", "DELETE": "part.delete"}
+    answers = (409,)
 
     def patch(self, request, sessionID: str, messageID: str, partID: str):
         session = session_from_path(request, sessionID)
@@ -83,9 +92,7 @@ class V2SessionMessagesView(ApiView):
         order = query.get("order") or "asc"
         before = after = None
         if query.get("cursor"):
-            data = decode_cursor(query["cursor"], "id", "order")
-            if not isinstance(data["id"], str) or data["order"] not in ("asc", "desc"):
-                raise BadRequest("Invalid cursor", kind="Query")
+            data = decode_cursor(query["cursor"], "id", "order")  # its shape: the query's CursorField
             order = data["order"]
             before, after = (data["id"], None) if order == "desc" else (None, data["id"])
         limit = query.get("limit") or None

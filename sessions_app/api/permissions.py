@@ -25,7 +25,7 @@ REPLY_ERROR = 'Expected "once" | "always" | "reject"'
 
 class ReplyBody(serializers.Serializer):
     reply = serializers.ChoiceField(choices=permissions.REPLIES, error_messages={"invalid_choice": REPLY_ERROR})
-    message = serializers.CharField(required=False, allow_blank=True, max_length=100_000)
+    message = StrictCharField(required=False, allow_blank=True, max_length=100_000)
 
 
 class RespondBody(serializers.Serializer):
@@ -52,6 +52,7 @@ class PermissionListView(ApiView):
 class PermissionReplyView(ApiView):
     operation_ids = {"POST": "permission.reply"}
     id_kwarg = "requestID"
+    path_ids = {"requestID": "per"}
 
     def body(self, data) -> dict:
         return parse(ReplyBody, data)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, IdField, parse
+from agentserver.api import ApiView, IdField, StrictBooleanField, StrictCharField, parse
 from agentserver.errors import BadRequest
 from sessions_app.api.sessions import session_from_path
 from sessions_app.services import prompting
@@ -27,19 +27,19 @@ OPTIONAL_STR = ("filename", "id")
 
 
 class ModelRef(serializers.Serializer):
-    providerID = serializers.CharField()
-    modelID = serializers.CharField()
+    providerID = StrictCharField()
+    modelID = StrictCharField()
 
 
 class PromptBody(serializers.Serializer):
     messageID = IdField("msg", required=False)
     model = ModelRef(required=False)
-    agent = serializers.CharField(required=False)
-    noReply = serializers.BooleanField(required=False)
-    system = serializers.CharField(required=False, allow_blank=True)
-    tools = serializers.DictField(child=serializers.BooleanField(), required=False)
+    agent = StrictCharField(required=False)
+    noReply = StrictBooleanField(required=False)
+    system = StrictCharField(required=False, allow_blank=True)
+    tools = serializers.DictField(child=StrictBooleanField(), required=False)
     format = serializers.DictField(required=False)
-    variant = serializers.CharField(required=False)
+    variant = StrictCharField(required=False)
     parts = serializers.ListField(child=serializers.DictField())
 
     def validate_parts(self, parts):
@@ -60,8 +60,8 @@ class PromptBody(serializers.Serializer):
 
 class ShellBody(serializers.Serializer):
     messageID = IdField("msg", required=False)
-    agent = serializers.CharField()
-    command = serializers.CharField()
+    agent = StrictCharField()
+    command = StrictCharField()
     model = ModelRef(required=False)
 
 
@@ -111,6 +111,7 @@ class AbortView(ApiView):
 
 class ShellView(ApiView):
     operation_ids = {"POST": "session.shell"}
+    answers = (409, 503)
 
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)

@@ -3,14 +3,21 @@ question.request.list, session.question.list/.reply/.reject (v2)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, LocatedView, V2RequestView, id_param, parse
+from agentserver.api import (
+    ApiView,
+    LocatedView,
+    StrictCharField,
+    V2RequestView,
+    id_param,
+    parse,
+)
 from sessions_app.api.serializers import spec_response
 from sessions_app.api.sessions import session_from_path
 from sessions_app.services import questions
 
 
 class AnswersBody(serializers.Serializer):
-    answers = serializers.ListField(child=serializers.ListField(child=serializers.CharField(allow_blank=True)))
+    answers = serializers.ListField(child=serializers.ListField(child=StrictCharField(allow_blank=True)))
 
 
 class QuestionListView(ApiView):
@@ -23,6 +30,7 @@ class QuestionListView(ApiView):
 class QuestionReplyView(ApiView):
     operation_ids = {"POST": "question.reply"}
     id_kwarg = "requestID"
+    path_ids = {"requestID": "que"}
 
     def body(self, data) -> dict:
         return parse(AnswersBody, data)
@@ -36,6 +44,7 @@ class QuestionReplyView(ApiView):
 class QuestionRejectView(ApiView):
     operation_ids = {"POST": "question.reject"}
     id_kwarg = "requestID"
+    path_ids = {"requestID": "que"}
 
     def post(self, request, **kwargs):
         request_id = id_param(kwargs[self.id_kwarg], "que", "question")

@@ -7,8 +7,8 @@ from rest_framework.response import Response
 
 from agentserver.api import ApiView, IdField, StrictBooleanField, parse, parse_query
 from sessions_app.api.sessions import session_from_path
-from sessions_app.services import revert as revert_service
 from sessions_app.runtime import session_diff
+from sessions_app.services import revert as revert_service
 from sessions_app.wire import session_wire
 
 
@@ -31,6 +31,7 @@ def diffs_of(request, sessionID: str) -> list[dict]:
 
 class RevertView(ApiView):
     operation_ids = {"POST": "session.revert"}
+    answers = (409,)
 
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
@@ -42,6 +43,7 @@ class RevertView(ApiView):
 
 class UnrevertView(ApiView):
     operation_ids = {"POST": "session.unrevert"}
+    answers = (409,)
 
     def post(self, request, sessionID: str):
         session = revert_service.session_unrevert(session=session_from_path(request, sessionID))

@@ -2,7 +2,13 @@
 rendered by sessions_app.wire."""
 from rest_framework import serializers
 
-from agentserver.api import IdField, StrictCharField
+from agentserver.api import (
+    CursorField,
+    IdField,
+    StrictCharField,
+    StrictIntegerField,
+    directory_validator,
+)
 
 # Bounds keep huge numbers out of 64-bit database columns (an overflow would be a 500).
 MAX_MS = 2**53
@@ -11,6 +17,14 @@ MAX_LIMIT = 10**9
 
 class ModelRefField(serializers.Field):
     """`{providerID, id}` (1.18) or `{providerID, modelID}` (v1 inputs), stored as the Session's `{id, providerID}`."""
+
+    openapi_schema = {
+        "type": "object",
+        "required": ["providerID"],
+        "properties": {"providerID": {"type": "string", "minLength": 1}, "id": {"type": "string", "minLength": 1}},
+        "anyOf": [{"required": ["id"]},
+                  {"required": ["modelID"], "properties": {"modelID": {"type": "string", "minLength": 1}}}],
+    }
 
     def to_internal_value(self, data):
         if not isinstance(data, dict):
@@ -41,12 +55,12 @@ class SessionCreateBody(serializers.Serializer):
     model = ModelRefField(required=False, allow_null=True)
     permission = PermissionRuleSerializer(many=True, required=False)
     metadata = serializers.DictField(required=False)
-    workspaceID = serializers.CharField(required=False, allow_null=True, max_length=64)
+    workspaceID = StrictCharField(required=False, allow_null=True, max_length=64)
 
 
 class V2Location(serializers.Serializer):
-    directory = StrictCharField(max_length=4096)
-    workspaceID = serializers.CharField(required=False, allow_null=True, max_length=64)
+    directory = StrictCharField(max_length=4096, validators=[directory_validator])
+    workspaceID = StrictCharField(required=False, allow_null=True, max_length=64)
 
 
 class V2SessionCreateBody(SessionCreateBody):
@@ -54,7 +68,7 @@ class V2SessionCreateBody(SessionCreateBody):
 
 
 class ArchivedTime(serializers.Serializer):
-    archived = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_MS)
+    archived = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_MS)
 
 
 class SessionUpdateBody(serializers.Serializer):
@@ -66,7 +80,7 @@ class SessionUpdateBody(serializers.Serializer):
 
 class V2SessionUpdateBody(serializers.Serializer):
     title = StrictCharField(required=False, max_length=1024)
-    archived = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_MS)
+    archived = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_MS)
     permission = PermissionRuleSerializer(many=True, required=False)
 
 
@@ -83,7 +97,7 @@ class SessionListQuery(serializers.Serializer):
 
 class V2SessionListQuery(SessionListQuery):
     order = serializers.ChoiceField(choices=["asc", "desc"], required=False, default="desc")
-    cursor = serializers.CharField(required=False, allow_blank=True, max_length=1024)
+    cursor = CursorField("time", "id", "order", required=False, allow_blank=True)
     subpath = serializers.CharField(required=False, allow_blank=True, max_length=4096)
     project = serializers.CharField(required=False, allow_blank=True, max_length=64)
 
@@ -98,7 +112,7 @@ class MessageListQuery(serializers.Serializer):
 class V2MessageListQuery(serializers.Serializer):
     limit = serializers.IntegerField(required=False, min_value=0, max_value=MAX_LIMIT)
     order = serializers.ChoiceField(choices=["asc", "desc"], required=False)
-    cursor = serializers.CharField(required=False, allow_blank=True, max_length=1024)
+    cursor = CursorField("id", "order", required=False, allow_blank=True)
 
 
 class ForkBody(serializers.Serializer):

@@ -9,8 +9,16 @@ from __future__ import annotations
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, V2RequestView, decode_cursor, encode_cursor, id_param, page, parse, parse_query
-from agentserver.errors import BadRequest
+from agentserver.api import (
+    ApiView,
+    V2RequestView,
+    decode_cursor,
+    encode_cursor,
+    id_param,
+    page,
+    parse,
+    parse_query,
+)
 from projects_app.contexts import context_for_directory, requested_directory
 from sessions_app import selectors
 from sessions_app.api import serializers as s
@@ -130,10 +138,8 @@ class V2SessionCollectionView(V2RequestView):
         order = query["order"]
         cursor = None
         if query.get("cursor"):
-            data = decode_cursor(query["cursor"], "updated", "id", "order")
-            if not isinstance(data["updated"], int) or not isinstance(data["id"], str):
-                raise BadRequest("Invalid cursor", kind="Query")
-            cursor, order = (data["updated"], data["id"]), data["order"]
+            data = decode_cursor(query["cursor"], "updated", "id", "order")  # its shape: the query's CursorField
+            cursor, order = (int(data["updated"]), data["id"]), data["order"]
         limit = query.get("limit") or selectors.LIST_DEFAULT_LIMIT
         path = query.get("path") or query.get("subpath") or (context.path if context else None)
         sessions = selectors.session_list(

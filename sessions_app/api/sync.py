@@ -6,8 +6,14 @@ history to import, and both say so."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, IdField, StrictBooleanField, StrictCharField, body_object, parse
-from agentserver.errors import BadRequest
+from agentserver.api import (
+    ApiView,
+    IdField,
+    StrictBooleanField,
+    StrictCharField,
+    parse,
+)
+from agentserver.errors import Forbidden
 from sessions_app import selectors
 from sessions_app.services.workspaces import session_move, workspace_warp
 
@@ -55,12 +61,14 @@ class SyncReplayView(ApiView):
     def post(self, request):
         parse(ReplayBody, request.data)
         self.context(request)
-        raise BadRequest("This server does not import opencode sync histories: its sessions are records of its own "
-                         "database, made by its own prompts (create a session with session.create)", kind="Body")
+        # Well-formed, and refused whatever it holds: a 403 says so (a 400 would blame the input).
+        raise Forbidden("This server does not import opencode sync histories: its sessions are records of its own "
+                        "database, made by its own prompts (create a session with session.create)")
 
 
 class SyncStealView(ApiView):
     operation_ids = {"POST": "sync.steal"}
+    answers = (409,)
     allow_workspace = True
 
     def post(self, request):
@@ -71,6 +79,23 @@ class SyncStealView(ApiView):
         return Response({"sessionID": session.id})
 
 
+class KnownSequenceBody(serializers.Serializer):
+    """sessionID → the last sequence number the client has of it (a 64-bit log id)."""
+
+    openapi_schema = classmethod(lambda cls, auto_schema, direction: {
+        "type": "object", "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}})
+
+    def to_internal_value(self, data):
+        # A whole number written 5.0 is the integer 5 in JSON.
+        whole = {key: int(value) if isinstance(value, float) and value.is_integer() else value
+                 for key, value in data.items()}
+        wrong = [key for key, value in whole.items() if isinstance(value, bool) or not isinstance(value, int)
+                 or not 0 <= value < 2**63]
+        if wrong:
+            raise serializers.ValidationError({key: ["Expected a sequence number (integer ≥ 0)"] for key in wrong})
+        return whole
+
+
 class SyncHistoryView(ApiView):
     """The logged events of the caller's sessions in the request's directory: for each session named in the
     body (sessionID → last known seq) those after it, for the others all that the log keeps."""
@@ -78,19 +103,14 @@ class SyncHistoryView(ApiView):
     operation_ids = {"POST": "sync.history.list"}
 
     def post(self, request):
-        known = body_object(request.data)
-        wrong = [key for key, value in known.items() if isinstance(value, bool) or not isinstance(value, int)
-                 or value < 0]
-        if wrong:
-            raise BadRequest("; ".join(f"{key}: Expected a sequence number (integer ≥ 0), got {known[key]!r}"
-                                       for key in wrong), kind="Body",
-                             issues=[{"path": [key], "message": "Expected a sequence number"} for key in wrong])
+        known = parse(KnownSequenceBody, request.data)
         context = self.context(request)
         return Response(selectors.sync_history(user=request.user, directory=context.directory, known=known))
 
 
 class MoveSessionView(ApiView):
     operation_ids = {"POST": "experimental.controlPlane.moveSession"}
+    answers = (409,)
 
     def post(self, request):
         body = parse(MoveBody, request.data)

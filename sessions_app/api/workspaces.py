@@ -16,6 +16,7 @@ class WorkspaceWarpInput(serializers.Serializer):
 
 class WorkspaceWarpView(ApiView):
     operation_ids = {"POST": "workspace.warp"}
+    answers = (409,)
 
     def post(self, request):
         data = parse(WorkspaceWarpInput, request.data)
@@ -32,6 +33,7 @@ class ExperimentalWarpInput(serializers.Serializer):
 
 class ExperimentalWarpView(ApiView):
     operation_ids = {"POST": "experimental.workspace.warp"}
+    answers = (409,)
 
     def post(self, request):
         data = parse(ExperimentalWarpInput, request.data)

@@ -13,7 +13,7 @@ import os
 from django.db import transaction
 
 from agentserver import events, paths, sandbox
-from agentserver.errors import BadRequest
+from agentserver.errors import Conflict
 from auth_app.tokens import roots_of
 from projects_app import workspace_git as git
 from projects_app.contexts import git_info
@@ -24,7 +24,8 @@ from sessions_app.selectors import session_get
 from sessions_app.wire import session_event
 
 
-class WorkspaceWarpError(BadRequest):
+class WorkspaceWarpError(Conflict):
+    """Well-formed, but the session, its project or the target as they are now do not allow the move."""
     name = "WorkspaceWarpError"
 
 

@@ -39,7 +39,7 @@ def test_bad_credentials_are_400_naming_the_field_and_store_nothing(alice):
     for body, field in (({"type": "api"}, "key"), ({"type": "api", "key": ""}, "key"),
                         ({"type": "api", "key": 5}, "key"), ({"type": "magic", "key": KEY}, "type"),
                         ({"type": "wellknown", "key": "k", "token": "t"}, "type"),
-                        ({"type": "oauth", "access": "a"}, "refresh"), ([KEY], "body")):
+                        ({"type": "oauth", "access": "a"}, "refresh"), ([KEY], "object")):
         response = alice.put("/auth/openai", json=body)
         assert response.status_code == 400, body
         data = response.json()["data"]

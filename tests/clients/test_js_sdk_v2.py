@@ -297,7 +297,7 @@ def test_fs_read_list_and_find_answer_within_the_location(alice, bob, sdk_v2):
     assert listed["status"] == 200 and {"path": "notes", "type": "directory"} in listed["data"]["data"]
     assert listed["data"]["location"]["directory"] == str(alice.repo)
     assert nested["data"]["data"] == [{"path": "notes/hello.txt", "type": "file"}]
-    assert not_dir["status"] == 400
+    assert not_dir["status"] == 404  # a file is no directory to list
     assert found["status"] == 200 and found["data"]["data"][0] == {"path": "notes/hello.txt", "type": "file"}
     assert dirs["data"]["data"] == [{"path": "notes", "type": "directory"}]
     assert (bad_type["status"], bad_limit["status"]) == (400, 400)
@@ -571,7 +571,7 @@ def test_sync_reads_history_steals_into_a_workspace_and_refuses_what_it_cannot_d
     assert "message.updated" in {e["type"] for e in history["data"]}
     assert known["data"] == []
     assert (malformed["status"], start["status"], start["data"]) == (400, 200, False)
-    assert replay["status"] == 400 and "does not import" in replay["error"]["data"]["message"]
+    assert replay["status"] == 403 and "does not import" in replay["error"]["data"]["message"]
     assert (bad_replay["status"], anon["status"]) == (400, 401)
     steal, bob_steal, unknown, malformed = sdk_v2(
         alice.repo,
@@ -608,7 +608,7 @@ def test_the_control_plane_moves_a_session_within_its_project_only(alice, bob, s
                                                              "destination": {"directory": str(alice.repo)}}))
     assert into["status"] == 204 and back["status"] == 204
     assert Session.objects.get(id=session.id).workspace_id is None
-    assert elsewhere["status"] == 400 and "within their project" in elsewhere["error"]["data"]["message"]
+    assert elsewhere["status"] == 409 and "within their project" in elsewhere["error"]["data"]["message"]
     assert (malformed["status"], bobs["status"], anon["status"]) == (400, 404, 401)
 
 

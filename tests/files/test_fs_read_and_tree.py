@@ -35,11 +35,11 @@ def test_it_refuses_a_file_over_the_size_cap_with_413(alice):
     assert "too large" in r.json()["data"]["message"]
 
 
-def test_a_missing_file_is_404_and_a_directory_is_400(alice):
+def test_a_missing_file_or_a_directory_is_404_and_no_path_400(alice):
     assert alice.get("/api/fs/file", params=params(alice, path="nope.txt")).status_code == 404
     assert alice.get("/api/fs/file", params=params(alice, path="")).status_code == 400
     r = alice.get("/api/fs/file", params=params(alice, path="."))
-    assert r.status_code == 400 and r.json()["name"] == "BadRequestError"
+    assert r.status_code == 404 and r.json()["name"] == "NotFoundError"
 
 
 def test_a_missing_path_parameter_is_400(alice):
@@ -66,9 +66,9 @@ def test_it_lists_a_subdirectory_with_paths_relative_to_the_directory(alice):
     assert [n["path"] for n in nodes] == ["src/hello.py", "src/util.py"]
 
 
-def test_listing_a_file_is_400_and_a_missing_directory_404(alice):
+def test_listing_a_file_or_a_missing_directory_is_404(alice):
     populate(alice.repo)
-    assert alice.get("/api/fs/tree", params=params(alice, path="README.md")).status_code == 400
+    assert alice.get("/api/fs/tree", params=params(alice, path="README.md")).status_code == 404
     assert alice.get("/api/fs/tree", params=params(alice, path="nowhere")).status_code == 404
 
 

@@ -121,10 +121,10 @@ def test_the_original_apply_route_answers_applied(alice):
     assert r.status_code == 200 and r.json() == {"applied": True}
 
 
-def test_a_patch_that_does_not_apply_is_400_with_gits_message_and_changes_nothing(alice):
+def test_a_patch_that_does_not_apply_is_409_with_gits_message_and_changes_nothing(alice):
     bad = PATCH.replace(" hello\n", " goodbye\n")
     r = alice.post("/api/vcs/patch", params=params(alice), json={"patch": bad})
-    assert r.status_code == 400
+    assert r.status_code == 409
     assert "patch does not apply" in r.json()["data"]["message"]
     assert (alice.repo / "README.md").read_text() == "hello\n"
     assert not (alice.repo / "added.txt").exists()

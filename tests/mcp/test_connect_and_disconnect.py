@@ -71,7 +71,7 @@ def test_authenticate_starts_oauth_and_tells_the_client_where_to_go(alice, add_s
 def test_authenticate_refuses_servers_without_oauth(alice, add_server):
     add_server(alice)
     response = post(alice, "/mcp/calc/auth/authenticate")
-    assert response.status_code == 400 and response.json()["name"] == "McpUnsupportedOAuthError"
+    assert response.status_code == 409 and response.json()["name"] == "McpUnsupportedOAuthError"
 
 
 def test_anonymous_callers_are_refused(anon):

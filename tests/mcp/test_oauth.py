@@ -95,27 +95,27 @@ def test_start_returns_an_authorization_url_and_the_callback_stores_the_tokens(a
     assert api(alice, "GET", "/mcp/server").json()[0]["auth"] == "unauthenticated"
 
 
-def test_servers_without_oauth_are_400_and_unknown_ones_404(alice, add_server, auth_server):
+def test_servers_without_oauth_are_409_and_unknown_ones_404(alice, add_server, auth_server):
     add_server(alice, "calc", local_config())
     add_server(alice, "plain", {"type": "remote", "url": auth_server.url + "/mcp", "oauth": False})
     for name in ("calc", "plain"):
         response = api(alice, "POST", f"/mcp/server/{name}/oauth")
-        assert response.status_code == 400 and response.json()["name"] == "BadRequestError"
+        assert response.status_code == 409 and response.json()["name"] == "ConflictError"
     assert api(alice, "POST", "/mcp/server/nope/oauth").status_code == 404
     assert api(alice, "DELETE", "/mcp/server/nope/oauth").status_code == 404
     assert api(alice, "POST", "/mcp/server/nope/oauth/callback", json={"code": "x"}).status_code == 404
 
 
-def test_a_callback_without_a_started_flow_or_code_is_400(alice, add_server, auth_server):
+def test_a_callback_without_a_started_flow_is_409_and_without_a_code_400(alice, add_server, auth_server):
     add_server(alice, "remote", {"type": "remote", "url": auth_server.url + "/mcp"})
-    assert api(alice, "POST", "/mcp/server/remote/oauth/callback", json={"code": "x"}).status_code == 400
+    assert api(alice, "POST", "/mcp/server/remote/oauth/callback", json={"code": "x"}).status_code == 409
     assert api(alice, "POST", "/mcp/server/remote/oauth/callback", json={}).status_code == 400
 
 
-def test_a_server_without_metadata_is_400(alice, add_server):
+def test_a_server_without_metadata_is_409(alice, add_server):
     add_server(alice, "nowhere", {"type": "remote", "url": "http://127.0.0.1:9/mcp"})
     response = api(alice, "POST", "/mcp/server/nowhere/oauth")
-    assert response.status_code == 400
+    assert response.status_code == 409
 
 
 def test_the_original_auth_routes_use_the_same_flow(alice, add_server, auth_server):

@@ -27,7 +27,7 @@ def test_unknown_servers_prompts_and_bad_input(alice, add_server):
     missing = api(alice, "POST", "/mcp/prompt/render", json={"server": "nope", "name": "greet"})
     assert missing.status_code == 404 and missing.json()["name"] == "NotFoundError"
     unknown_prompt = api(alice, "POST", "/mcp/prompt/render", json={"server": "calc", "name": "nope"})
-    assert unknown_prompt.status_code == 400
+    assert unknown_prompt.status_code == 409  # the server refused it: the request itself was well formed
     assert api(alice, "POST", "/mcp/prompt/render", json={"server": "calc"}).status_code == 400
     assert api(alice, "POST", "/mcp/prompt/render",
                json={"server": "calc", "name": "greet", "arguments": {"name": 5}}).status_code == 400

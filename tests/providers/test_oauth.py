@@ -33,11 +33,11 @@ def test_anthropic_authorize_returns_a_console_url(alice):
     assert parse_qs(url.query)["redirect_uri"] == ["https://console.anthropic.com/oauth/code/callback"]
 
 
-def test_a_provider_without_oauth_is_a_400(alice):
+def test_a_provider_without_oauth_or_that_method_is_a_404(alice):
     response = alice.post("/provider/groq/oauth/authorize", json={"method": 0})
-    assert response.status_code == 400 and response.json()["name"] == "BadRequestError"
-    assert alice.post("/provider/openai/oauth/authorize", json={"method": 1}).status_code == 400  # the API method
-    assert alice.post("/provider/openai/oauth/authorize", json={"method": 7}).status_code == 400
+    assert response.status_code == 404 and response.json()["name"] == "NotFoundError"
+    assert alice.post("/provider/openai/oauth/authorize", json={"method": 1}).status_code == 404  # the API method
+    assert alice.post("/provider/openai/oauth/authorize", json={"method": 7}).status_code == 404
 
 
 def test_malformed_authorize_input_is_a_400(alice):
@@ -52,10 +52,10 @@ def test_a_callback_without_a_pending_flow_is_a_400(alice, bob):
     assert response.status_code == 400 and "authorize first" in response.json()["data"]["message"]
 
 
-def test_a_callback_without_code_or_with_a_foreign_state_is_a_400(alice):
+def test_a_callback_without_code_or_with_a_foreign_state_is_a_400_and_for_no_oauth_404(alice):
     alice.post("/provider/openai/oauth/authorize", json={"method": 0})
     assert alice.post("/provider/openai/oauth/callback", json={"method": 0}).status_code == 400
     response = alice.post("/provider/openai/oauth/callback", json={
         "method": 0, "code": "http://localhost:1455/auth/callback?code=abc&state=someone-else"})
     assert response.status_code == 400 and "state" in response.json()["data"]["message"]
-    assert alice.post("/provider/groq/oauth/callback", json={"method": 0, "code": "x"}).status_code == 400
+    assert alice.post("/provider/groq/oauth/callback", json={"method": 0, "code": "x"}).status_code == 404

@@ -56,15 +56,25 @@ def test_list_is_filtered_by_directory(alice, cleanup_ptys):
     ({"args": "x"}, "args"),
     ({"env": {"A": 1}}, "env"),
     ({"title": ["x"]}, "title"),
-    ({"command": "/no/such/binary"}, "command"),
-    ({"command": "no-such-command-anywhere"}, "command"),
-    ({"cwd": "missing-dir"}, "cwd"),
+    ({"env": {"A=B": "x"}}, "env"),
 ])
 def test_bad_create_input_is_a_400(alice, body, field):
     response = alice.post("/pty", json=body)
     assert response.status_code == 400, response.text
     assert response.json()["name"] == "BadRequestError"
     assert field in response.text
+    assert alice.get("/pty").json() == []
+
+
+@pytest.mark.parametrize("body, what", [
+    ({"command": "/no/such/binary"}, "Command not found"),
+    ({"command": "no-such-command-anywhere"}, "Command not found"),
+    ({"cwd": "missing-dir"}, "Working directory does not exist"),
+])
+def test_a_program_or_directory_that_is_not_there_is_a_404(alice, body, what):
+    response = alice.post("/pty", json=body)
+    assert response.status_code == 404, response.text
+    assert response.json()["name"] == "NotFoundError" and what in response.json()["data"]["message"]
     assert alice.get("/pty").json() == []
 
 

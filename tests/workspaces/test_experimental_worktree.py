@@ -77,7 +77,7 @@ def test_bad_input_is_400_and_creates_nothing(alice):
     plain = alice.root / "plain"
     plain.mkdir()
     not_git = alice.post("/experimental/worktree", params={"directory": str(plain)}, json={})
-    assert not_git.status_code == 400 and not_git.json()["name"] == "WorktreeNotGitError"
+    assert not_git.status_code == 409 and not_git.json()["name"] == "WorktreeNotGitError"
 
 
 def test_unknown_and_foreign_worktrees_are_404(alice, bob):

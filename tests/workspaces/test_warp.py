@@ -83,7 +83,7 @@ def test_conflicting_changes_move_nothing(alice):
     (alice.repo / "README.md").write_text("hello\nmine\n")
     response = alice.post("/api/workspace/warp", json={"sessionID": session["id"], "workspaceID": workspace["id"],
                                                        "copyChanges": True})
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["name"] == "WorkspaceWarpError"
     assert Session.objects.get(id=session["id"]).directory == str(alice.repo)
 
@@ -97,10 +97,10 @@ def test_warp_into_a_registered_directory(alice):
                                                        "copyChanges": False})
     assert response.json()["session"]["directory"] == str(other)
     assert response.json()["session"]["projectID"] == "global"
-    # copying changes into a directory without git is refused
+    # copying changes into a directory without git is refused: the directories' state (409)
     again = alice.post("/api/workspace/warp", json={"sessionID": session["id"], "workspaceID": workspace["id"],
                                                     "copyChanges": True})
-    assert again.status_code == 400
+    assert again.status_code == 409
 
 
 @pytest.mark.parametrize("body", [
@@ -122,9 +122,9 @@ def test_warp_of_unknown_or_foreign_objects_is_404(alice, bob):
     assert alice.post("/api/workspace/warp", json={"sessionID": session["id"], "workspaceID": bobs_workspace["id"],
                                                    "copyChanges": False}).status_code == 404
     assert Session.objects.get(id=session["id"]).directory == str(alice.repo)
-    # a session that is in no workspace cannot be warped "out"
+    # a session that is in no workspace cannot be warped "out" (409: its state, not the input)
     out = alice.post("/api/workspace/warp", json={"sessionID": session["id"], "copyChanges": False})
-    assert out.status_code == 400
+    assert out.status_code == 409
 
 
 def test_deleting_a_workspace_detaches_its_sessions(alice):

@@ -20,7 +20,7 @@ def test_a_chosen_branch_name_is_used_and_a_taken_one_refused(alice):
     workspace = worktree(alice, name="a", branch="topic/one")
     assert workspace["branch"] == "topic/one"
     again = alice.post("/api/workspace", json={"type": "worktree", "directory": str(alice.repo), "branch": "topic/one"})
-    assert again.status_code == 400 and again.json()["name"] == "WorkspaceCreateError"
+    assert again.status_code == 409 and again.json()["name"] == "WorkspaceCreateError"
     bad = alice.post("/api/workspace", json={"type": "worktree", "directory": str(alice.repo), "branch": "a..b"})
     assert bad.status_code == 400
 
@@ -35,7 +35,7 @@ def test_a_worktree_needs_a_git_project(alice):
     plain = alice.root / "plain"
     plain.mkdir()
     response = alice.post("/api/workspace", json={"type": "worktree", "directory": str(plain)})
-    assert response.status_code == 400 and response.json()["name"] == "WorkspaceCreateError"
+    assert response.status_code == 409 and response.json()["name"] == "WorkspaceCreateError"
     assert alice.post("/api/workspace", json={"type": "worktree"}).status_code == 400
     assert alice.post("/api/workspace", json={"type": "worktree", "projectID": "unknownproject"}).status_code == 404
 

@@ -2,7 +2,15 @@
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, StrictCharField, expected, id_param, parse
+from agentserver.api import (
+    ApiView,
+    IdField,
+    StrictCharField,
+    StrictIntegerField,
+    expected,
+    id_param,
+    parse,
+)
 from agentserver.errors import BadRequest
 from sessions_app.selectors import session_get
 from tui_app import control
@@ -22,17 +30,26 @@ class ToastBody(serializers.Serializer):
     title = StrictCharField(required=False, allow_blank=True, max_length=1000)
     message = StrictCharField(allow_blank=True, max_length=10_000)
     variant = serializers.ChoiceField(choices=TOAST_VARIANTS)
-    duration = serializers.IntegerField(required=False, min_value=1)
+    duration = StrictIntegerField(required=False, min_value=1)
 
 
 class SessionBody(serializers.Serializer):
-    sessionID = StrictCharField(max_length=64)
+    sessionID = IdField("ses")
 
 
 class PublishBody(serializers.Serializer):
     type = serializers.ChoiceField(choices=["tui.prompt.append", "tui.command.execute", "tui.toast.show",
                                             "tui.session.select"])
     properties = serializers.DictField()
+
+    @classmethod
+    def openapi_schema(cls, auto_schema, direction) -> dict:
+        """One case per type, each with the properties its serializer (PUBLISH_BODIES) validates."""
+        return {"oneOf": [
+            {"type": "object", "required": ["type", "properties"],
+             "properties": {"type": {"const": kind},
+                            "properties": auto_schema.resolve_serializer(body, direction).ref}}
+            for kind, body in PUBLISH_BODIES.items()]}
 
 
 def _send(view: ApiView, request, event_type: str, properties: dict):
