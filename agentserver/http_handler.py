@@ -53,6 +53,8 @@ def request_started_receivers() -> tuple[list, list]:
 
 
 SLOW_AFTER = 0.05
+# Requests of these methods queue apart from the others for their turn (agentserver/admission.py).
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def _on_thread(loop, function, args):
@@ -135,7 +137,7 @@ class PooledASGIHandler(ASGIHandler):
         self._busy += 1
         try:
             response = await self._lanes.run(self._serve, asyncio.get_running_loop(), scope, body_file,
-                                             sync_receivers)
+                                             sync_receivers, reads_only=scope["method"] in _SAFE_METHODS)
         finally:
             self._busy -= 1
         try:
