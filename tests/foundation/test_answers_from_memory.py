@@ -33,19 +33,21 @@ def test_only_the_health_routes_answer_from_memory():
     assert paths_answered_from_memory() == {"/global/health", "/api/health"}
 
 
-def test_health_answers_while_every_turn_is_taken():
-    handler = PooledASGIHandler(threads=4, running=1)
+def test_health_answers_while_every_pool_thread_is_taken():
+    handler = PooledASGIHandler(threads=2, running=1)
     hold = threading.Event()
 
     async def main():
-        held = handler._lanes.run(lambda give_up: hold.wait(LONG))  # a request holding the one turn
+        # Every thread of the pool busy (requests waiting for answers, say): a request queued for a thread
+        # would wait until one is free.
+        held = [asyncio.wrap_future(handler._pool.submit(hold.wait, LONG)) for _ in range(2)]
         try:
-            status, body = await asyncio.wait_for(call(handler, "GET", "/global/health"), LONG)
-            assert not held.done()
+            status, body = await asyncio.wait_for(call(handler, "GET", "/global/health"), LONG / 2)
+            assert not any(future.done() for future in held)
             v2_status, v2_body = await asyncio.wait_for(call(handler, "GET", "/api/health"), LONG)
         finally:
             hold.set()
-        await asyncio.wait_for(held, LONG)
+        await asyncio.wait_for(asyncio.gather(*held), LONG)
         return status, json.loads(body), v2_status, json.loads(v2_body)
 
     status, body, v2_status, v2_body = asyncio.run(main())
