@@ -11,6 +11,13 @@ and its answers go back to the loop without the slot waiting for them.
 A request that holds its slot for longer than `slow_after` seconds (a sync `session.prompt` waiting for its
 answer, an MCP call, a large search) gives it up and goes on running on its thread, so slow requests never
 starve quick ones; one about to wait for a child process gives it up at once (agentserver.loop.let_others_run).
+
+Two queues, taken in turns: requests that only read (GET, HEAD, OPTIONS) and the others. Arrival order alone
+put a `GET /global/health` behind every prompt of a batch: 32 sync prompts arriving at once each held the one
+slot for about 40 ms (their work before they wait for the answer, slowed by the 32 runners they start) and
+a health check that came next waited 1.7 s in the queue for 0.6 ms of work. Taken in turns, a request of
+either kind waits behind at most one of the other kind for each of its own kind ahead of it, and arrival
+order holds within each kind.
 """
 from __future__ import annotations
 
@@ -47,18 +54,21 @@ class Lanes:
         self._limit = max(1, running)
         self._slow_after = slow_after
         self._lock = threading.Lock()
-        self._queue: collections.deque[_Job] = collections.deque()
+        self._reads: collections.deque[_Job] = collections.deque()
+        self._writes: collections.deque[_Job] = collections.deque()
+        self._read_next = True  # whose turn it is when both queues hold requests
         self._holding = 0  # slots held: threads taking requests from the queue
         self._running: set[_Job] = set()  # requests that hold a slot, for the slow-request watch
         self._watching = False
 
-    def run(self, function: Callable[..., Any], *args) -> asyncio.Future:
+    def run(self, function: Callable[..., Any], *args, reads_only: bool = False) -> asyncio.Future:
         """Queue `function(*args)` (called on a pool thread as `function(*args, give_up_turn)`, in a copy of
-        the caller's context) and return a future of its result; on the event loop."""
+        the caller's context) and return a future of its result; on the event loop. `reads_only` requests
+        (safe methods) queue apart from the others and the two queues are taken in turns."""
         loop = asyncio.get_running_loop()
         job = _Job(function, args, contextvars.copy_context(), loop.create_future(), loop)
         with self._lock:
-            self._queue.append(job)
+            (self._reads if reads_only else self._writes).append(job)
             start = self._holding < self._limit
             if start:
                 self._holding += 1
@@ -75,10 +85,10 @@ class Lanes:
         """A slot's thread: run queued requests until the queue is empty or a request gave the slot up."""
         while True:
             with self._lock:
-                if not self._queue:
+                job = self._next()
+                if job is None:
                     self._holding -= 1
                     return
-                job = self._queue.popleft()
                 job.started = time.monotonic()
                 self._running.add(job)
             result, error = None, None
@@ -97,6 +107,19 @@ class Lanes:
             if not kept:
                 return
 
+    def _next(self) -> _Job | None:
+        """The next request to run, the two queues taking turns (under the lock)."""
+        if self._reads and (self._read_next or not self._writes):
+            self._read_next = False
+            return self._reads.popleft()
+        if self._writes:
+            self._read_next = True
+            return self._writes.popleft()
+        return None
+
+    def _queued(self) -> bool:
+        return bool(self._reads or self._writes)
+
     def _release(self, job: _Job) -> None:
         """The job gives its slot up while it goes on running (thread-safe; once is enough): another thread
         takes over the queue."""
@@ -105,7 +128,7 @@ class Lanes:
                 return
             job.released = True
             self._running.discard(job)
-            start = bool(self._queue)
+            start = self._queued()
             if not start:
                 self._holding -= 1
         if start:
@@ -119,6 +142,6 @@ class Lanes:
         for job in slow:
             self._release(job)
         with self._lock:
-            self._watching = bool(self._queue)
+            self._watching = self._queued()
         if self._watching:
             loop.call_later(self._slow_after / 2, self._watch, loop)

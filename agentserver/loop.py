@@ -17,7 +17,8 @@ timeout). SQLite keeps its per-thread connection (CONN_MAX_AGE=None), so there t
 A request's turn: the HTTP handler lets only a few requests run Python at once (agentserver/http_handler.py).
 A request thread about to wait for something that is not Python (a child process, another thread's answer)
 calls `let_others_run()`, and its turn passes to the next request at once instead of after the handler's
-50 ms."""
+50 ms: `call` does (the loop answers after the runners' callbacks ahead of it), and so does a SQLite write
+that has to wait for another thread's (agentserver/sqlite)."""
 from __future__ import annotations
 
 import asyncio
@@ -112,6 +113,7 @@ def call(work: Callable[..., Awaitable[Any]] | Awaitable[Any], *args, timeout: f
     and return its result."""
     coroutine = work if inspect.isawaitable(work) else work(*args)
     future = contextvars.Context().run(asyncio.run_coroutine_threadsafe, coroutine, server_loop())
+    let_others_run()  # the loop may be busy with runners: a request waiting for it holds no turn
     return future.result(timeout)
 
 

@@ -13,15 +13,29 @@ The lock queues writers in front of SQLite's own lock; it does not replace it. A
 the connection's busy timeout and then goes on to SQLite regardless, which answers as it always did (a
 write, or "database is locked"): a thread that holds a transaction while it waits for another thread's
 write behaves as it would without the lock instead of deadlocking. Other processes (manage.py) still meet
-SQLite's busy handler. Reads never take the lock (WAL readers do not block the writer)."""
+SQLite's busy handler. Reads never take the lock (WAL readers do not block the writer).
+
+A request that finds the lock taken gives its turn to run Python up (agentserver.loop.let_others_run) before
+it waits: during an agent batch the runners' writes hold the lock most of the time, and a sync prompt that
+waited for it holding the HTTP handler's one turn kept every other request (GET /global/health too) queued
+behind it."""
 from __future__ import annotations
 
 import threading
 
 from django.db.backends.sqlite3 import base
 
+from agentserver.loop import let_others_run
+
 _writer = threading.Lock()
 _WRITE_VERBS = frozenset({"INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER"})
+
+
+def _take_turn(timeout: float) -> bool:
+    if _writer.acquire(blocking=False):
+        return True
+    let_others_run()
+    return _writer.acquire(timeout=timeout)
 
 
 def _writes(query: str) -> bool:
@@ -44,7 +58,7 @@ class _WriterCursor(base.SQLiteCursorWrapper):
     def _in_turn(self, query, run, params):
         if self.connection.in_transaction or not _writes(query):
             return run(query, params)
-        turn = _writer.acquire(timeout=self.timeout)
+        turn = _take_turn(self.timeout)
         try:
             return run(query, params)
         finally:
@@ -65,7 +79,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def _start_transaction_under_autocommit(self):
         # atomic() on SQLite begins explicitly (BEGIN IMMEDIATE here): the turn lasts until commit/rollback.
         if not self._holds_writer:
-            self._holds_writer = _writer.acquire(timeout=self._cursor_class.timeout)
+            self._holds_writer = _take_turn(self._cursor_class.timeout)
         try:
             super()._start_transaction_under_autocommit()
         except BaseException:

@@ -10,6 +10,7 @@ from web_app.assets import describe as web_app
 
 class HealthView(APIView):
     operation_ids = {"GET": "global.health"}
+    answers_from_memory = True  # served on the event loop (agentserver/http_handler.py)
     authentication_classes: list = []
     permission_classes = [AllowAny]
 
@@ -22,6 +23,7 @@ class HealthV2View(APIView):
     """v2.health.get: public, as opencode's. No `pid`: opencode's web app reads a pid as "speaks only v2"."""
 
     operation_ids = {"GET": "health.get"}
+    answers_from_memory = True
     authentication_classes: list = []
     permission_classes = [AllowAny]
 

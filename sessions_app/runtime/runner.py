@@ -3,7 +3,7 @@ queued user messages (runtime/message_queue.py) one after the other, then goes i
 
 It runs as one asyncio task on the worker's loop, in the worker that holds the lease; the supervisor
 (runtime/supervisor.py) creates it, wakes it (`wake_up`) and is told when it lets go (`runner_done`). Its ORM calls run in its
-own ThreadSensitiveContext, i.e. one dedicated thread per runner. Abort: the supervisor calls `abort()`
+own ThreadSensitiveContext, i.e. one dedicated thread per runner, taken from threads kept between runners. Abort: the supervisor calls `abort()`
 locally; from another worker the request arrives on channel-layer group `session.<id>`, which the runner
 listens on. Restart safety: after acquiring the lease it first closes what a dead runner left open
 (runtime/resume.py recover)."""
@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import ThreadSensitiveContext
 
@@ -24,6 +25,29 @@ from sessions_app.runtime.scope import RunScope
 
 log = logging.getLogger(__name__)
 RENEW_SECONDS = max(leases.LEASE_MS / 3000, 0.2)
+
+
+class RunnerThreads:
+    """The single-thread executors behind runners' ORM calls, kept for the next runner when one ends (on the
+    loop only). A runner that made its own started a thread on the loop and, when it ended, one more to join
+    it: each start waits for the new thread to get the GIL, so 32 runners starting together held the loop
+    for up to half a second while 32 others ran Python, and every request waited for the loop meanwhile."""
+
+    def __init__(self, keep: int = 64):
+        self._idle: list[ThreadPoolExecutor] = []
+        self._keep = keep
+
+    def take(self) -> ThreadPoolExecutor:
+        return self._idle.pop() if self._idle else ThreadPoolExecutor(max_workers=1, thread_name_prefix="runner")
+
+    def give_back(self, executor: ThreadPoolExecutor) -> None:
+        if len(self._idle) < self._keep:
+            self._idle.append(executor)
+        else:
+            executor.shutdown(wait=False)
+
+
+THREADS = RunnerThreads()
 
 
 def group_name(session_id: str) -> str:
@@ -65,8 +89,9 @@ class Runner:
             self.supervisor.runner_done(self)
 
     async def main(self) -> None:
+        executor = THREADS.take()
         try:
-            async with ThreadSensitiveContext():
+            async with ThreadSensitiveContext(executor=executor):
                 try:
                     await self._hold_lease()
                 finally:
@@ -75,6 +100,7 @@ class Runner:
             log.exception("runner of %s failed", self.session_id)
         finally:
             self._deregister()
+            THREADS.give_back(executor)
 
     async def _hold_lease(self) -> None:
         sid = self.session_id

@@ -149,3 +149,74 @@ def test_giving_the_turn_up_after_the_request_ended_frees_no_extra_slot(pool):
 
     asyncio.run(main())
     assert recorder.most == 1
+
+
+def test_reads_and_other_requests_take_turns_each_in_arrival_order(pool):
+    """A GET that arrives behind a burst of prompts waits for one of them, not for all."""
+    started = []
+    hold = threading.Event()
+
+    def job(name, give_up_turn):
+        started.append(name)
+        if name == "first":
+            hold.wait(LONG)
+        return name
+
+    async def main():
+        lanes = Lanes(pool, running=1, slow_after=LONG)
+        first = lanes.run(job, "first")
+        writes = [lanes.run(job, f"w{n}") for n in range(4)]
+        reads = [lanes.run(job, f"r{n}", reads_only=True) for n in range(2)]
+        hold.set()
+        return await asyncio.wait_for(asyncio.gather(first, *writes, *reads), LONG)
+
+    assert asyncio.run(main()) == ["first", "w0", "w1", "w2", "w3", "r0", "r1"]
+    assert started == ["first", "r0", "w0", "r1", "w1", "w2", "w3"]
+
+
+def test_a_request_waiting_for_another_threads_sqlite_write_gives_its_turn_up(pool, tmp_path, django_db_blocker):
+    """The SQLite backend's writer lock: a request that finds it taken (a runner's transaction) lets the next
+    request run meanwhile instead of holding the one turn while it waits."""
+    from agentserver.loop import request_turn
+    from agentserver.sqlite.base import DatabaseWrapper
+
+    def connection():
+        return DatabaseWrapper({"NAME": str(tmp_path / "db.sqlite3"), "ENGINE": "agentserver.sqlite", "OPTIONS": {},
+                                "TIME_ZONE": None, "CONN_MAX_AGE": 0, "CONN_HEALTH_CHECKS": False,
+                                "AUTOCOMMIT": True, "ATOMIC_REQUESTS": False, "USER": "", "PASSWORD": "",
+                                "HOST": "", "PORT": "", "TEST": {}}, alias="admission_test")
+
+    django_db_blocker.unblock()  # connections of its own to a file of its own, not the test database
+    setup = connection()
+    setup.cursor().execute("CREATE TABLE t (x INTEGER)")
+    setup.close()
+    writer = connection()
+    writer.inc_thread_sharing()  # used from the loop's worker threads below
+    order = []
+
+    def writes(give_up_turn):
+        waiting_writer = connection()
+        with request_turn(give_up_turn):
+            waiting_writer.cursor().execute("INSERT INTO t VALUES (2)")
+        waiting_writer.close()
+        order.append("write")
+        return "written"
+
+    async def main():
+        lanes = Lanes(pool, running=1, slow_after=LONG)
+        # Another thread's transaction holds the writer lock (as a runner saving parts does).
+        await asyncio.to_thread(writer.set_autocommit, False, force_begin_transaction_with_broken_autocommit=True)
+        await asyncio.to_thread(lambda: writer.cursor().execute("INSERT INTO t VALUES (1)"))
+        blocked = lanes.run(writes)
+        quick = await asyncio.wait_for(lanes.run(lambda give_up: order.append("read") or "read", reads_only=True),
+                                       LONG)
+        assert not blocked.done()
+        await asyncio.to_thread(writer.commit)
+        await asyncio.to_thread(writer.close)
+        return quick, await asyncio.wait_for(blocked, LONG)
+
+    try:
+        assert asyncio.run(main()) == ("read", "written")
+    finally:
+        django_db_blocker.restore()
+    assert order == ["read", "write"]
