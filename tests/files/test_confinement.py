@@ -62,7 +62,8 @@ def test_bob_cannot_point_his_context_into_alices_root(alice, bob):
     assert bob.post("/api/fs/search", params={"directory": str(alice.repo)}, json={"query": "x"}).status_code == 403
     assert bob.get("/api/vcs/status", params={"directory": str(alice.repo)}).status_code == 403
     assert bob.get("/api/vcs/diff", params={"directory": str(alice.repo)}).status_code == 403
-    r = bob.post("/api/vcs/patch", params={"directory": str(alice.repo)}, json={"patch": "x"})
+    patch = "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-x\n+y\n"  # well formed: the directory is what is refused
+    r = bob.post("/api/vcs/patch", params={"directory": str(alice.repo)}, json={"patch": patch})
     assert r.status_code == 403
 
 
