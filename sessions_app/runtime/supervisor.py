@@ -168,6 +168,9 @@ class Supervisor:
 
     def _wait_drained(self) -> None:
         """The exit hook: the worker ends only once its runners are done or handed over."""
+        loop = server_loop.captured()
+        if loop is None or loop.is_closed() or (not self._draining and not self._running):
+            return  # nothing runs here any more (a test process's exit, or an idle worker)
         try:
             server_loop.call(self._until_drained, timeout=settings.GRACE_SECONDS + 15)
         except Exception:  # noqa: BLE001  (no loop any more: nothing runs here)
