@@ -4,6 +4,7 @@ Views stay thin: parse, call one service or selector, render."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -25,6 +26,8 @@ PATH_IDS = {"sessionID": "ses", "messageID": "msg", "partID": "prt", "permission
             "ptyID": "pty", "workspaceID": "wrk", "accountID": "acc"}
 # What a runtime context takes as a directory: absolute, or empty for the default (projects_app.contexts).
 DIRECTORY_PATTERN = r"^(/[^\x00]*)?$"
+# What a runtime context takes as a workspace: one of the caller's ids (wrk…), or empty for none.
+WORKSPACE_PATTERN = r"^(wrk[^\x00]*)?$"
 # A directory in a body: absolute.
 directory_validator = RegexValidator(r"^/", message="Path must be absolute")
 
@@ -67,6 +70,10 @@ class ApiView(APIView):
         """`query`: the directory/workspace parameters when the route takes them in another form."""
         if _resolve_context is None:
             raise ImproperlyConfigured("no runtime context resolver: is projects_app installed?")
+        if self.allow_workspace:
+            workspace = (query if query is not None else request.GET).get("workspace")
+            if workspace and (len(workspace) > MAX_ID or not re.fullmatch(WORKSPACE_PATTERN, workspace)):
+                raise BadRequest(expected(_an_id("wrk", "workspace"), workspace), kind="Query")
         return _resolve_context(request, allow_workspace=self.allow_workspace, query=query)
 
 

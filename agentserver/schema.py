@@ -265,7 +265,8 @@ class OperationIdAutoSchema(AutoSchema):
                             "first root). Also taken from the x-opencode-directory header."))
             if getattr(self.view, "allow_workspace", False):
                 parameters.append(OpenApiParameter(
-                    "workspace", str, OpenApiParameter.QUERY, description="A workspace id of yours (wrk…)"))
+                    "workspace", {"type": "string", "pattern": api.WORKSPACE_PATTERN, "maxLength": api.MAX_ID},
+                    OpenApiParameter.QUERY, description="A workspace id of yours (wrk…)"))
         return parameters
 
     def _resolve_path_parameters(self, variables):

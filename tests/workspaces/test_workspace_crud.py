@@ -131,3 +131,16 @@ def test_anonymous_callers_get_401(anon):
                         ("GET", "/api/workspace/status"), ("POST", "/api/workspace/sync"),
                         ("POST", "/api/workspace/warp")]:
         assert anon.request(method, url, json={} if method in ("POST", "PATCH") else None).status_code == 401
+
+
+@pytest.mark.parametrize("workspace", ["wrk\x00", "ws_1", "wrk" + "x" * 62, "\x03 \xff\x00"])
+def test_a_malformed_workspace_parameter_is_a_400_on_every_database(alice, workspace):
+    """A NUL reached PostgreSQL as a 500 before (found by the contract test's fuzzing)."""
+    for path in ("/api/pty", "/api/session", "/api/fs/list"):
+        response = alice.get(path, params={"workspace": workspace, "directory": ""})
+        assert response.status_code == 400, (path, response.text)
+        assert response.json()["name"] == "BadRequestError"
+
+
+def test_an_unknown_workspace_is_a_404(alice):
+    assert alice.get("/api/pty", params={"workspace": "wrk_unknown"}).status_code == 404
