@@ -46,12 +46,9 @@ def relative(context, real: str) -> str:
 
 # ---- fs.file ------------------------------------------------------------------------------------------
 
-def _looks_binary(head: bytes) -> bool:
-    return b"\x00" in head[:_BINARY_SNIFF]
-
-
-def file_read(*, context, path: str) -> dict:
-    """FileContent: `{type: "text", content}` or `{type: "binary", content: base64, encoding, mimeType}`."""
+def _read_file(context, path: str, *, kind: str) -> tuple[str, bytes]:
+    """(real path, bytes) of a regular file inside the context: 404 missing or not a file, 413 too big, 400
+    unreadable (`kind`: where the path came from)."""
     real = confine(context, path)
     if not os.path.exists(real):
         raise NotFound(f"File not found: {path}")
@@ -63,9 +60,18 @@ def file_read(*, context, path: str) -> dict:
                               size=size, limit=MAX_READ_BYTES)
     try:
         with open(real, "rb") as handle:
-            data = handle.read(MAX_READ_BYTES + 1)
+            return real, handle.read(MAX_READ_BYTES + 1)
     except OSError as error:
-        raise BadRequest(f"Cannot read {path}: {error.strerror}", kind="Query") from error
+        raise BadRequest(f"Cannot read {path}: {error.strerror}", kind=kind) from error
+
+
+def _looks_binary(head: bytes) -> bool:
+    return b"\x00" in head[:_BINARY_SNIFF]
+
+
+def file_read(*, context, path: str) -> dict:
+    """FileContent: `{type: "text", content}` or `{type: "binary", content: base64, encoding, mimeType}`."""
+    real, data = _read_file(context, path, kind="Query")
     if not _looks_binary(data):
         try:
             text = data.decode("utf-8")
@@ -82,20 +88,7 @@ def file_read(*, context, path: str) -> dict:
 
 def file_bytes(*, context, path: str) -> tuple[bytes, str]:
     """v2 fs.read: the file's bytes as they are and its media type (404 missing or not a file, 413 too big)."""
-    real = confine(context, path)
-    if not os.path.exists(real):
-        raise NotFound(f"File not found: {path}")
-    if not os.path.isfile(real):
-        raise NotFound(f"Not a regular file: {path}")
-    size = os.path.getsize(real)
-    if size > MAX_READ_BYTES:
-        raise PayloadTooLarge(f"File is too large to read ({size} bytes; the limit is {MAX_READ_BYTES})",
-                              size=size, limit=MAX_READ_BYTES)
-    try:
-        with open(real, "rb") as handle:
-            data = handle.read(MAX_READ_BYTES + 1)
-    except OSError as error:
-        raise BadRequest(f"Cannot read {path}: {error.strerror}", kind="Params") from error
+    real, data = _read_file(context, path, kind="Params")
     mime = mimetypes.guess_type(real)[0] or ("application/octet-stream" if _looks_binary(data) else "text/plain")
     return data, mime
 
