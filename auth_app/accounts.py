@@ -4,6 +4,7 @@ One account per (user, service) may be active; the providers layer reads it with
 Services take keyword-only arguments and run in a transaction; selectors are scoped to `user=`."""
 import hashlib
 import logging
+import re
 
 from django.db import transaction
 from django.db.models import QuerySet
@@ -256,8 +257,13 @@ def rotate_all() -> tuple[int, int]:
 
 # ---- opencode's auth.set / auth.remove (PUT/DELETE /auth/{providerID}) ------------------------------------
 
+# A provider id as auth.set/auth.remove take it: no slash, backslash or NUL, not blank (ASCII white space:
+# the same class in Python and in /doc's JSON Schema regex), at most 255 characters.
+PROVIDER_ID_PATTERN = r"^[^/\\\x00]*[^/\\\x00 \t\n\r\f\v][^/\\\x00]*$"
+
+
 def _provider_id(value) -> str:
-    if not isinstance(value, str) or not value.strip() or len(value) > 255 or any(c in value for c in "/\\\x00"):
+    if not isinstance(value, str) or len(value) > 255 or not re.fullmatch(PROVIDER_ID_PATTERN, value):
         raise BadRequest(f"Invalid provider id: {value!r}", kind="Params",
                          issues=[{"path": ["providerID"], "message": "expected a provider id"}])
     return value

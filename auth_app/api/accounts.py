@@ -102,6 +102,7 @@ class AuthActivateView(ApiView):
 
 class ProviderAuthView(ApiView):
     operation_ids = {"PUT": "auth.set", "DELETE": "auth.remove"}
+    path_patterns = {"providerID": accounts.PROVIDER_ID_PATTERN}  # noqa: RUF012
 
     def put(self, request, providerID: str):
         credential = parse(CredentialBody, request.data)

@@ -3,6 +3,7 @@ turn to run a request is taken (agentserver/http_handler.py). The real ASGI hand
 import asyncio
 import json
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 from agentserver.http_handler import PooledASGIHandler, paths_answered_from_memory
 
@@ -50,6 +51,9 @@ def test_health_answers_while_every_pool_thread_is_taken():
         await asyncio.wait_for(asyncio.gather(*held), LONG)
         return status, json.loads(body), v2_status, json.loads(v2_body)
 
-    status, body, v2_status, v2_body = asyncio.run(main())
+    # On a thread of its own, as the server's loop is: one that never opened a database connection (the test
+    # process's main thread may hold one from an earlier test, which the request signals would then check).
+    with ThreadPoolExecutor(1) as loop_thread:
+        status, body, v2_status, v2_body = loop_thread.submit(asyncio.run, main()).result()
     assert status == 200 and body["healthy"] is True and isinstance(body["version"], str)
     assert v2_status == 200 and v2_body == {"healthy": True}
