@@ -104,28 +104,6 @@ class V2ResourceReadView(V2RequestView):
                                                uri=query["uri"]))
 
 
-class V2OAuthView(V2RequestView):
-    operation_ids = {"POST": "mcp.server.oauth.start", "DELETE": "mcp.server.oauth.delete"}
-    answers = (409,)
-    path_patterns = NAME_PARAM
-
-    def post(self, request, name: str):
-        return Response(oauth.oauth_start(context=self.context(request), name=_name(name)))
-
-    def delete(self, request, name: str):
-        return Response(oauth.oauth_delete(context=self.context(request), name=_name(name)))
-
-
-class V2OAuthCallbackView(V2RequestView):
-    operation_ids = {"POST": "mcp.server.oauth.callback"}
-    answers = (409,)
-    path_patterns = NAME_PARAM
-
-    def post(self, request, name: str):
-        data = parse(CallbackInput, request.data)
-        return Response(oauth.oauth_callback(context=self.context(request), name=_name(name), code=data["code"]))
-
-
 # ---- original /mcp/{name}/auth routes (opencode 1.18), same services ------------------------------------
 
 class McpAuthView(ApiView):
@@ -148,6 +126,18 @@ class McpAuthCallbackView(ApiView):
     def post(self, request, name: str):
         data = parse(CallbackInput, request.data)
         return Response(oauth.oauth_callback(context=self.context(request), name=_name(name), code=data["code"]))
+
+
+class V2OAuthView(McpAuthView):
+    """The v2 mount of mcp.auth.start/remove: the same handlers, with a workspace in the context."""
+
+    operation_ids = {"POST": "mcp.server.oauth.start", "DELETE": "mcp.server.oauth.delete"}
+    allow_workspace = True
+
+
+class V2OAuthCallbackView(McpAuthCallbackView):
+    operation_ids = {"POST": "mcp.server.oauth.callback"}
+    allow_workspace = True
 
 
 class McpConnectView(ApiView):
