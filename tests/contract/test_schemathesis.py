@@ -58,7 +58,8 @@ def test_schemathesis_with_every_check_finds_nothing(server_factory, alice, tmp_
     outputs = {name: run.communicate(timeout=FUZZ_SECONDS + 200)[0] for name, run in runs.items()}
     for name, run in runs.items():
         output = outputs[name]
-        assert run.returncode == 0, f"schemathesis found failures in the {name} routes:\n{output[-30000:]}"
+        assert run.returncode == 0, (f"schemathesis found failures in the {name} routes:\n{output[-30000:]}\n"
+                                     f"the server's log ends:\n{live.log()[-5000:]}")
     for name, output in outputs.items():
         summary = _summary(output)
         # It really ran: every operation of the set, and many cases beyond the first ones.

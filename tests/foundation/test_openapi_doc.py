@@ -73,3 +73,23 @@ def test_every_operation_states_its_errors_in_the_one_error_shape(alice):
                 assert response["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Error"}
     assert "409" in document["paths"]["/session/{sessionID}/shell"]["post"]["responses"]
     assert "429" in document["paths"]["/pty"]["post"]["responses"]
+
+
+def test_a_fresh_worker_answers_many_concurrent_doc_requests_with_one_document(server_factory, alice):
+    """Several clients loading /doc at once from a worker that has not built it yet (the contract test's five
+    fuzzers do) all get the same document: building it is not safe to run twice at once."""
+    import concurrent.futures
+
+    import httpx
+
+    live = server_factory()
+
+    def load(_):
+        with httpx.Client(base_url=live.url, headers={"Authorization": f"Bearer {alice.token}"}, timeout=60) as c:
+            response = c.get("/doc")
+            return response.status_code, response.content
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(load, range(8)))
+    assert [status for status, _ in answers] == [200] * 8, live.log()[-3000:]
+    assert len({body for _, body in answers}) == 1
