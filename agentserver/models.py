@@ -1,5 +1,7 @@
 from django.db import models
 
+from agentserver.json_column import JSONField
+
 
 class EventLog(models.Model):
     """Durable log of published events (token deltas excluded), for Last-Event-ID replay."""
@@ -10,7 +12,7 @@ class EventLog(models.Model):
     project_id = models.CharField(max_length=64, null=True, blank=True)
     workspace_id = models.CharField(max_length=40, null=True, blank=True)
     event_id = models.CharField(max_length=40)
-    properties = models.JSONField()
+    properties = JSONField()
     time = models.BigIntegerField()
 
     class Meta:

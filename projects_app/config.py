@@ -16,7 +16,7 @@ import re
 
 from django.db import transaction
 
-from agentserver import paths
+from agentserver import json_column, paths
 from agentserver.errors import bad_input
 from projects_app.config_schema import validate_config
 from projects_app.projects import project_of
@@ -173,7 +173,7 @@ def _stored_layers(context) -> tuple[dict, dict]:
 
 
 def _layer(text: str | None) -> dict:
-    data = json.loads(text) if text else None
+    data = json_column.loads(text) if text else None
     return reveal_secrets(data) if isinstance(data, dict) else {}
 
 

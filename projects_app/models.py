@@ -2,6 +2,7 @@ from django.conf import settings
 from django.db import models
 
 from agentserver.clock import now_ms  # noqa: F401 — migrations name it here
+from agentserver.json_column import JSONField
 
 
 class Project(models.Model):
@@ -12,10 +13,10 @@ class Project(models.Model):
     worktree = models.CharField(max_length=4096)
     vcs = models.CharField(max_length=16, null=True, blank=True)
     name = models.CharField(max_length=255, null=True, blank=True)
-    icon = models.JSONField(null=True, blank=True)
-    commands = models.JSONField(null=True, blank=True)
+    icon = JSONField(null=True, blank=True)
+    commands = JSONField(null=True, blank=True)
     # The owner's config overrides for this project: the top layer of the effective config.
-    config = models.JSONField(default=dict, blank=True)
+    config = JSONField(default=dict, blank=True)
     time_created = models.BigIntegerField(default=now_ms)
     time_updated = models.BigIntegerField(default=now_ms)
     time_initialized = models.BigIntegerField(null=True, blank=True)
@@ -38,7 +39,7 @@ class Workspace(models.Model):
     name = models.CharField(max_length=255, blank=True, default="")
     directory = models.CharField(max_length=4096)
     branch = models.CharField(max_length=255, null=True, blank=True)
-    metadata = models.JSONField(default=dict, blank=True)
+    metadata = JSONField(default=dict, blank=True)
     created_by_server = models.BooleanField(default=False)
     archived = models.BooleanField(default=False)
     time_created = models.BigIntegerField(default=now_ms)
@@ -55,4 +56,4 @@ class UserConfig(models.Model):
     """The user's global config layer (what ~/.config/opencode/opencode.json is to opencode)."""
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="agent_config")
-    data = models.JSONField(default=dict, blank=True)
+    data = JSONField(default=dict, blank=True)

@@ -2,8 +2,7 @@ from django.conf import settings
 from django.db import models
 
 from agentserver.clock import now_ms  # noqa: F401 — migrations name it here
-
-
+from agentserver.json_column import JSONField
 
 
 class Pty(models.Model):
@@ -19,7 +18,7 @@ class Pty(models.Model):
     workspace_id = models.CharField(max_length=40, null=True, blank=True)
     title = models.CharField(max_length=1024)
     command = models.CharField(max_length=4096)
-    args = models.JSONField(default=list)
+    args = JSONField(default=list)
     cwd = models.CharField(max_length=4096)
     status = models.CharField(max_length=16, default="running")
     pid = models.IntegerField(null=True, blank=True)

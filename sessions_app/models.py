@@ -6,6 +6,7 @@ opencode's and evolve with it, while the columns beside them carry only what que
 from django.conf import settings
 from django.db import models
 
+from agentserver.json_column import JSONField
 from projects_app.models import now_ms
 
 
@@ -28,13 +29,13 @@ class Session(models.Model):
     slug = models.CharField(max_length=128, blank=True, default="")
     version = models.CharField(max_length=32)
     agent = models.CharField(max_length=128, null=True, blank=True)
-    model = models.JSONField(null=True, blank=True)
-    permission = models.JSONField(default=list, blank=True)
-    metadata = models.JSONField(default=dict, blank=True)
-    summary = models.JSONField(null=True, blank=True)
-    revert = models.JSONField(null=True, blank=True)
+    model = JSONField(null=True, blank=True)
+    permission = JSONField(default=list, blank=True)
+    metadata = JSONField(default=dict, blank=True)
+    summary = JSONField(null=True, blank=True)
+    revert = JSONField(null=True, blank=True)
     cost = models.FloatField(default=0)
-    tokens = models.JSONField(default=_empty_tokens, blank=True)
+    tokens = JSONField(default=_empty_tokens, blank=True)
     time_created = models.BigIntegerField(default=now_ms)
     time_updated = models.BigIntegerField(default=now_ms)
     time_archived = models.BigIntegerField(null=True, blank=True)
@@ -55,7 +56,7 @@ class Message(models.Model):
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="messages",
                                 db_index=False)  # the head of message_session_id
     role = models.CharField(max_length=16)
-    info = models.JSONField()
+    info = JSONField()
     time_created = models.BigIntegerField(default=now_ms)
 
     class Meta:
@@ -68,7 +69,7 @@ class Part(models.Model):
                                 db_index=False)  # the head of part_message_id
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="parts")
     type = models.CharField(max_length=32)
-    data = models.JSONField()
+    data = JSONField()
 
     class Meta:
         indexes = [models.Index(fields=["message", "id"], name="part_message_id")]
@@ -99,10 +100,10 @@ class PermissionRequest(models.Model):
     id = models.CharField(primary_key=True, max_length=64)
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="permission_requests")
     permission = models.CharField(max_length=128)
-    patterns = models.JSONField(default=list, blank=True)
-    metadata = models.JSONField(default=dict, blank=True)
-    always = models.JSONField(default=list, blank=True)
-    tool = models.JSONField(null=True, blank=True)
+    patterns = JSONField(default=list, blank=True)
+    metadata = JSONField(default=dict, blank=True)
+    always = JSONField(default=list, blank=True)
+    tool = JSONField(null=True, blank=True)
     status = models.CharField(max_length=16, default="pending")
     reply = models.CharField(max_length=16, null=True, blank=True)
     message = models.TextField(null=True, blank=True)
@@ -128,10 +129,10 @@ class PermissionApproval(models.Model):
 class Question(models.Model):
     id = models.CharField(primary_key=True, max_length=64)
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="questions")
-    questions = models.JSONField(default=list)
-    tool = models.JSONField(null=True, blank=True)
+    questions = JSONField(default=list)
+    tool = JSONField(null=True, blank=True)
     status = models.CharField(max_length=16, default="pending")
-    answers = models.JSONField(null=True, blank=True)
+    answers = JSONField(null=True, blank=True)
     time_created = models.BigIntegerField(default=now_ms)
 
     class Meta:
@@ -144,7 +145,7 @@ class SessionLease(models.Model):
     session = models.OneToOneField(Session, on_delete=models.CASCADE, primary_key=True, related_name="lease")
     holder = models.CharField(max_length=128)
     expires_at = models.BigIntegerField()
-    status = models.JSONField(default=dict)
+    status = JSONField(default=dict)
     updated = models.BigIntegerField(default=now_ms)
 
     class Meta:

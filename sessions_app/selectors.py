@@ -6,10 +6,9 @@ import binascii
 import json
 from dataclasses import dataclass
 
-import orjson
 from django.db import connection
-from django.db.models import JSONField
 
+from agentserver import json_column
 from agentserver.clock import DatabaseNow
 from agentserver.errors import BadRequest, NotFound
 from sessions_app.models import Message, Part, Session, SessionLease, Share, Todo
@@ -98,7 +97,7 @@ def _session_list_plain(*, user_id: int, project_id, directory, workspace_id, ro
 
 
 _ROW_FIELDS = tuple(field.attname for field in Session._meta.concrete_fields)
-_JSON_FIELDS = frozenset(field.attname for field in Session._meta.concrete_fields if isinstance(field, JSONField))
+_JSON_FIELDS = frozenset(field.attname for field in Session._meta.concrete_fields if isinstance(field, json_column.JSONField))
 
 
 class SessionRow:
@@ -120,13 +119,8 @@ class ShareUrl:
 
 
 def _json_value(value):
-    """What JSONField.from_db_value gives (the backends hand JSON over as text), faster."""
-    if not isinstance(value, (str, bytes)):
-        return value
-    try:
-        return orjson.loads(value)
-    except orjson.JSONDecodeError:  # integers past 64 bits, NaN: the standard parser takes them
-        return json.loads(value)
+    """What JSONField.from_db_value gives (the backends hand JSON over as text)."""
+    return json_column.loads(value) if isinstance(value, (str, bytes)) else value
 
 
 def _sessions_with_shares(where: str, params: list, tail: str, tail_params: list) -> list[Session]:
@@ -257,9 +251,9 @@ def session_messages_stored(*, session: Session, limit: int | None = None, befor
                            "AND message_id >= %s AND message_id <= %s ORDER BY message_id, id",
                            [session.id, min(parts), max(parts)])
             for message_id, data in cursor.fetchall():
-                parts[message_id].append(data)
+                parts[message_id].append(json_column.wire_text(data))
     return StoredMessagePage(
-        [message_wire_stored(info, parts[message_id]) for message_id, _, info in rows],
+        [message_wire_stored(json_column.wire_text(info), parts[message_id]) for message_id, _, info in rows],
         _cursor(last[0], last[1]) if last is not None else None,
         last[0] if last is not None else None,
     )

@@ -2,6 +2,7 @@ from django.conf import settings
 from django.db import models
 
 from agentserver.clock import now_ms
+from agentserver.json_column import JSONField
 
 
 class TuiControlRequest(models.Model):
@@ -11,9 +12,9 @@ class TuiControlRequest(models.Model):
     id = models.CharField(primary_key=True, max_length=40)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tui_requests")
     path = models.CharField(max_length=255)
-    body = models.JSONField(null=True, blank=True)
+    body = JSONField(null=True, blank=True)
     state = models.CharField(max_length=16, default="pending")  # pending → claimed → answered
-    response = models.JSONField(null=True, blank=True)
+    response = JSONField(null=True, blank=True)
     time_created = models.BigIntegerField(default=now_ms)
 
     class Meta:
