@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from agentserver import sandbox_host, sandbox_resident
+from agentserver import sandbox_host, sandbox_process, sandbox_resident
 from agentserver.childenv import safe_environment
 from agentserver.errors import ApiError
 from agentserver.loop import free_db, let_others_run
@@ -407,13 +407,14 @@ def popen(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None 
 
 async def start(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None,
                 expose: Sequence[str] = (), writable: Sequence[str] = (), roots: Sequence[str] | None = None,
-                offline: bool = False, **kwargs) -> asyncio.subprocess.Process:
+                offline: bool = False, **kwargs) -> sandbox_process.LoopProcess:
+    """Start `argv` for `user` from async code (sandbox_process: spawned off the loop, awaited on it)."""
     if roots is None:
         roots = await free_db(_roots_of)(user)
     launch = await asyncio.to_thread(prepare, user, argv, cwd=cwd, env=env, expose=expose, writable=writable,
                                      roots=roots, offline=offline)
     kwargs.setdefault("start_new_session", True)
-    return await asyncio.create_subprocess_exec(*launch.argv, cwd=launch.cwd, env=launch.env, **kwargs)
+    return await sandbox_process.spawn(launch.argv, cwd=launch.cwd, env=launch.env, **kwargs)
 
 
 def kill_group(pid: int | None, sig: int = signal.SIGKILL) -> None:

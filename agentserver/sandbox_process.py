@@ -1,0 +1,87 @@
+"""A program the event loop awaits, started off the loop (sandbox.start's process).
+
+asyncio's create_subprocess_exec under uvloop forks the whole worker on the loop's thread with the GIL held:
+in a worker of a few hundred MB that took 90–200 ms per call, during which no request, stream or other agent
+made progress (a batch of agents running bash froze the worker once per command). subprocess.Popen uses
+vfork, which does not copy the parent's page tables, and is called here on a thread, so the loop goes on.
+The loop then reads the output through a pipe transport and learns of the exit from a pidfd becoming
+readable: no thread waits for the program, and nothing polls."""
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+
+READ_LIMIT = 2 ** 16
+
+
+class LoopProcess:
+    """The subset of asyncio.subprocess.Process the tools use: pid, returncode, stdout, wait(), communicate(),
+    kill()."""
+
+    def __init__(self, popen: subprocess.Popen, stdout: asyncio.StreamReader | None):
+        self._popen = popen
+        self.pid = popen.pid
+        self.stdout = stdout
+        self._exit: asyncio.Future | None = None
+
+    @property
+    def returncode(self) -> int | None:
+        return self._popen.returncode
+
+    async def wait(self) -> int:
+        if self._popen.poll() is not None:
+            return self._popen.returncode
+        if self._exit is None:
+            self._exit = asyncio.ensure_future(self._exited())
+        await asyncio.shield(self._exit)
+        return self._popen.returncode
+
+    async def _exited(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            pidfd = os.pidfd_open(self.pid)
+        except ProcessLookupError:  # reaped meanwhile
+            self._popen.wait()
+            return
+        readable = loop.create_future()
+        loop.add_reader(pidfd, lambda: readable.done() or readable.set_result(None))
+        try:
+            if self._popen.poll() is None:
+                await readable
+        finally:
+            loop.remove_reader(pidfd)
+            os.close(pidfd)
+        self._popen.wait()  # it has exited: this reaps it at once
+
+    async def communicate(self) -> tuple[bytes, None]:
+        output = await self.stdout.read() if self.stdout is not None else b""
+        await self.wait()
+        return output, None
+
+    def kill(self) -> None:
+        self._popen.kill()
+
+
+async def spawn(argv: list[str], *, cwd: str, env: dict, stdout=None, **kwargs) -> LoopProcess:
+    """Start `argv` (Popen's keyword arguments; stdout may be PIPE, read through the loop; stderr may not be)."""
+    if kwargs.get("stderr") == subprocess.PIPE or kwargs.get("stdin") == subprocess.PIPE:
+        raise ValueError("only stdout is read through the loop")
+    starting = asyncio.ensure_future(asyncio.to_thread(subprocess.Popen, argv, cwd=cwd, env=env, stdout=stdout,
+                                                       **kwargs))
+    try:
+        popen = await asyncio.shield(starting)
+    except asyncio.CancelledError:  # the program starts anyway, on its thread: nobody is left to want it
+        starting.add_done_callback(lambda done: done.exception() is None and done.result().kill())
+        raise
+    reader = None
+    if stdout == subprocess.PIPE:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=READ_LIMIT, loop=loop)
+        try:
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), popen.stdout)
+        except BaseException:
+            popen.kill()
+            popen.stdout.close()
+            raise
+    return LoopProcess(popen, reader)
