@@ -9,21 +9,16 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
-import secrets
-import socket
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from django.conf import settings
 
-from agentserver import ids
+from agentserver import deployment, ids, workers
 from agentserver.clock import now_ms
 
 log = logging.getLogger(__name__)
-
-WORKER_ID = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 GLOBAL, INSTANCE, V2 = "global", "instance", "v2"
 DISPOSED = "server.instance.disposed"
@@ -84,12 +79,12 @@ class Event:
                 "d": self.directory, "w": self.workspace_id, "j": self.project_id, "m": self.time}
 
     @classmethod
-    def from_wire(cls, data: dict) -> "Event":
+    def from_wire(cls, data: dict) -> Event:
         return cls(type=data["t"], properties=data["p"], owner_id=data["o"], directory=data["d"],
                    workspace_id=data["w"], project_id=data["j"], id=data["i"], time=data["m"], log_id=data["l"])
 
 
-def server_event(type: str, subscriber: "Subscriber") -> Event:
+def server_event(type: str, subscriber: Subscriber) -> Event:
     """server.connected / heartbeat / resync: not logged, no owner; v2 carries the stream's context."""
     return Event(type=type, properties={}, owner_id=None, directory=subscriber.directory,
                  workspace_id=subscriber.workspace_id)
@@ -258,20 +253,6 @@ BUS = Bus()
 
 # ---- Redis bridge -----------------------------------------------------------------------------------------
 
-def redis_channel(url: str) -> str:
-    """Pub/sub ignores Redis database numbers, and owner ids are only unique within one database: the
-    channel names the deployment (agentserver/deployment.py: one identity however a host spells
-    DATABASE_URL) and the Redis database, so two deployments (or test runs) sharing a Redis never see each
-    other's events, and every host of one deployment sees all of them. Synchronous: reads the database once."""
-    import hashlib
-    from urllib.parse import urlparse
-
-    from agentserver import deployment
-
-    identity = f"{deployment.identity()}|{urlparse(url).path}"
-    return "agentserver.events." + hashlib.sha256(identity.encode()).hexdigest()[:16]
-
-
 class RedisBridge:
     """Publishing (sync, from the outbox thread) and one listener task per process (on the loop).
     A worker skips its own messages: it delivered them locally already."""
@@ -287,13 +268,13 @@ class RedisBridge:
     def channel(self) -> str:
         """Resolved on first use, from a thread (it may read the database)."""
         if self._channel is None:
-            self._channel = redis_channel(self.url)
+            self._channel = deployment.redis_channel(self.url)
         return self._channel
 
     def publish(self, message: dict) -> None:
         import redis
 
-        data = _dumps({"o": WORKER_ID, **message})
+        data = _dumps({"o": workers.WORKER_ID, **message})
         for attempt in (1, 2):
             try:
                 if self._sync_client is None:
@@ -324,7 +305,7 @@ class RedisBridge:
             self._listener = asyncio.get_running_loop().create_task(self._listen())
         try:
             await asyncio.wait_for(self._ready.wait(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             log.warning("Redis subscription not confirmed within %.1fs; continuing", timeout)
 
     async def _listen(self) -> None:
@@ -366,7 +347,7 @@ class RedisBridge:
             message = json.loads(data)
         except ValueError:
             return
-        if message.get("o") == WORKER_ID:
+        if message.get("o") == workers.WORKER_ID:
             return
         if message.get("e"):
             BUS.dispatch([Event.from_wire(item) for item in message["e"]])

@@ -1,11 +1,14 @@
 """Which deployment this worker belongs to: AGENTSERVER_DEPLOYMENT when set, else what the database says it
 is: on PostgreSQL the cluster's system identifier and the database's name, so every worker on every host
 agrees however each spells DATABASE_URL (`localhost` or an address, a default port or not); on SQLite (one
-host) the database file's real path. It names the Redis event channel (agentserver/bus.py)."""
+host) the database file's real path. It names the Redis event channel (agentserver/bus.py) and the workers' liveness keys
+(agentserver/workers.py)."""
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
+from urllib.parse import urlparse
 
 from django.conf import settings
 
@@ -33,3 +36,12 @@ def _from_database() -> str:
             cursor.execute("SELECT system_identifier::text || '/' || current_database() FROM pg_control_system()")
             return f"postgresql:{cursor.fetchone()[0]}"
     return f"{connection.vendor}:{os.path.realpath(str(connection.settings_dict['NAME']))}"
+
+
+def redis_channel(url: str) -> str:
+    """Pub/sub ignores Redis database numbers, and owner ids are only unique within one database: the
+    channel names the deployment (`identity`: one however a host spells DATABASE_URL) and the Redis
+    database, so two deployments (or test runs) sharing a Redis never see each other's events, and every
+    host of one deployment sees all of them. Synchronous: reads the database once."""
+    identity_and_database = f"{identity()}|{urlparse(url).path}"
+    return "agentserver.events." + hashlib.sha256(identity_and_database.encode()).hexdigest()[:16]

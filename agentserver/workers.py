@@ -20,6 +20,8 @@ import threading
 
 from django.conf import settings
 
+from agentserver import deployment
+
 log = logging.getLogger(__name__)
 
 HOST = socket.gethostname()
@@ -61,9 +63,7 @@ def _namespace_now() -> str:
     """The deployment's Redis event channel names the keys too (synchronous: may read the database once)."""
     global _namespace
     if _namespace is None:
-        from agentserver import bus
-
-        _namespace = bus.bridge().channel
+        _namespace = deployment.redis_channel(settings.REDIS_URL)
     return _namespace
 
 

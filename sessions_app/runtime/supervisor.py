@@ -11,19 +11,17 @@ import contextlib
 import contextvars
 import logging
 import time
-import uuid
 from collections.abc import Iterator
 
 from django.conf import settings
 
 from agentserver import loop as server_loop
-from agentserver import shutdown
+from agentserver import shutdown, workers
 from agentserver.loop import free_db
 from sessions_app.runtime import leases, wakeups
 from sessions_app.runtime.runner import Runner, group_name
 
 log = logging.getLogger(__name__)
-WORKER_ID = uuid.uuid4().hex
 JANITOR_SECONDS = max(leases.LEASE_MS / 2000, 1.0)
 
 
@@ -173,7 +171,7 @@ class Supervisor:
             return  # nothing runs here any more (a test process's exit, or an idle worker)
         try:
             server_loop.call(self._until_drained, timeout=settings.GRACE_SECONDS + 15)
-        except Exception:  # noqa: BLE001  (no loop any more: nothing runs here)
+        except Exception:
             log.warning("could not wait for the runners to hand over", exc_info=True)
 
 
@@ -183,7 +181,7 @@ def _hand_over_unstarted(session_id: str, worker_id: str) -> None:
         leases.hand_over(session_id, worker_id)
 
 
-SUPERVISOR = Supervisor(WORKER_ID)
+SUPERVISOR = Supervisor(workers.WORKER_ID)  # leases name the worker as its liveness key does
 
 
 def is_running_here(session_id: str) -> bool:
@@ -217,7 +215,7 @@ def stop_runners(session_ids: list[str], *, limit: float = 5.0) -> None:
     try:
         for session_id in running:
             abort(session_id, timeout=5)
-    except Exception:  # noqa: BLE001
+    except Exception:
         log.warning("could not abort runners of %s before delete", running, exc_info=True)
         return
     deadline = time.monotonic() + limit

@@ -8,6 +8,7 @@ from __future__ import annotations
 import uuid
 from contextlib import contextmanager
 
+from agentserver import workers
 from agentserver.errors import NotFound, SessionBusy
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases
@@ -20,7 +21,7 @@ def _exclusive(session: Session):
     from sessions_app.runtime import supervisor
     from sessions_app.runtime.message_queue import next_pending
 
-    holder = f"{supervisor.WORKER_ID}:revert:{uuid.uuid4().hex[:8]}"
+    holder = f"{workers.WORKER_ID}:revert:{uuid.uuid4().hex[:8]}"
     if not leases.acquire(session.id, holder):
         raise SessionBusy(f"Session {session.id} is busy", sessionID=session.id)
     try:

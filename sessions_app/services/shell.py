@@ -14,7 +14,7 @@ import time
 import uuid
 
 from agentserver import loop as server_loop
-from agentserver import ids, sandbox
+from agentserver import ids, sandbox, workers
 from agentserver.errors import SessionBusy
 from agentserver.clock import now_ms
 from sessions_app.models import Message, Part, Session
@@ -92,7 +92,7 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
     model = choose_model(context=context, config=config, session=session, agent=agent_info, requested=model)
     message_service.check_new_message_id(session=session, message_id=message_id)
     sandbox.require()  # before anything is recorded: no half-written exchange when processes cannot start
-    holder = f"{supervisor.WORKER_ID}:shell:{uuid.uuid4().hex[:8]}"
+    holder = f"{workers.WORKER_ID}:shell:{uuid.uuid4().hex[:8]}"
     if not leases.acquire(session.id, holder):
         raise SessionBusy(f"Session is busy: {session.id}", sessionID=session.id)
     _running[session.id] = None

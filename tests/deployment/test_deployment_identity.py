@@ -11,8 +11,6 @@ from tests.events.sse_client import open_stream
 def differently_spelled_worker(server_factory):
     from django.db import connection
 
-    if not os.environ.get("REDIS_URL") or connection.vendor != "postgresql":
-        pytest.skip("needs REDIS_URL and PostgreSQL")
     settings_dict = connection.settings_dict
     # Same database, another spelling: `localhost` for 127.0.0.1, and the port left to its default.
     assert str(settings_dict.get("PORT") or 5432) == "5432"
@@ -20,6 +18,7 @@ def differently_spelled_worker(server_factory):
     return server_factory({"REDIS_URL": os.environ["REDIS_URL"], "DATABASE_URL": url})
 
 
+@pytest.mark.scaled
 def test_two_hosts_spelling_the_database_differently_share_events(server, alice, differently_spelled_worker):
     repo = os.path.realpath(alice.repo)
     with open_stream(alice, "/global/event", base_url=differently_spelled_worker.url) as stream:
@@ -33,7 +32,7 @@ def test_two_hosts_spelling_the_database_differently_share_events(server, alice,
 def test_the_identity_is_the_databases_own_unless_the_environment_names_one(db):
     from django.db import connection
 
-    from agentserver import bus, deployment
+    from agentserver import deployment
 
     found = deployment.identity()
     if connection.vendor == "postgresql":
@@ -42,9 +41,9 @@ def test_the_identity_is_the_databases_own_unless_the_environment_names_one(db):
             assert found == f"postgresql:{cursor.fetchone()[0]}/{connection.settings_dict['NAME']}"
     else:
         assert found == f"sqlite:{os.path.realpath(connection.settings_dict['NAME'])}"
-    channel = bus.redis_channel("redis://127.0.0.1:6379/0")
-    assert channel == bus.redis_channel("redis://localhost:6379/0")  # the Redis host is not part of it
-    assert channel != bus.redis_channel("redis://127.0.0.1:6379/1")
+    channel = deployment.redis_channel("redis://127.0.0.1:6379/0")
+    assert channel == deployment.redis_channel("redis://localhost:6379/0")  # the Redis host is not part of it
+    assert channel != deployment.redis_channel("redis://127.0.0.1:6379/1")
     with override_settings(DEPLOYMENT="team-a"):
         assert deployment.identity() == "team-a"
-        assert bus.redis_channel("redis://127.0.0.1:6379/0") != channel
+        assert deployment.redis_channel("redis://127.0.0.1:6379/0") != channel
