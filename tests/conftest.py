@@ -17,6 +17,29 @@ import pytest
 
 pytest_plugins = ["tests.fakes.fixtures"]
 
+# CI runs the suite twice: the embedded default (SQLite, in-memory layer) and the scaled deployment
+# (PostgreSQL + Redis). A test of one deployment only is marked `scaled` or `embedded` and is not collected in
+# the other pass (deselected, never skipped: a skip would read as a test that did not run where it should).
+SCALED = bool(os.environ.get("REDIS_URL")) and os.environ.get("DATABASE_URL", "").startswith("postgres")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "scaled: needs PostgreSQL + Redis (runs in the scaled pass only)")
+    config.addinivalue_line("markers", "embedded: needs SQLite (runs in the embedded pass only)")
+
+
+def pytest_collection_modifyitems(config, items):
+    other = "embedded" if SCALED else "scaled"
+    elsewhere = [item for item in items if item.get_closest_marker(other)]
+    if elsewhere:
+        config.hook.pytest_deselected(items=elsewhere)
+        items[:] = [item for item in items if not item.get_closest_marker(other)]
+
+
+def pytest_report_header(config):
+    return (f"deployment: {'scaled (PostgreSQL + Redis)' if SCALED else 'embedded (SQLite)'}; "
+            f"tests marked {'embedded' if SCALED else 'scaled'} run in the other pass")
+
 ROOT = Path(__file__).resolve().parent.parent
 PR_SET_PDEATHSIG = 1
 

@@ -10,6 +10,7 @@ from tests.hosts.cluster import faketime_preload
 from tests.runner.conftest import text_prompt, wait_idle, wait_until
 from tests.runner.test_restart_and_retry import Remote
 
+pytestmark = pytest.mark.scaled  # skewed hosts need the database's clock: on SQLite it is each process's own
 
 
 @pytest.fixture(scope="module")
@@ -24,20 +25,12 @@ def skewed(tmp_path_factory):
     return environment
 
 
-@pytest.fixture
-def shared_database():
-    """Skewed hosts need the database's clock: on SQLite (one host, in-process) it is each process's own."""
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        pytest.skip("hosts with different clocks share PostgreSQL")
-
 
 def assistants(persona, sid: str) -> list[dict]:
     return [m for m in persona.get(f"/session/{sid}/message").json() if m["info"]["role"] == "assistant"]
 
 
-def test_the_skewed_worker_really_runs_on_another_clock(alice, server_factory, shared_database, skewed):
+def test_the_skewed_worker_really_runs_on_another_clock(alice, server_factory, skewed):
     ahead = server_factory(skewed("+60s"))
     session = Remote(alice, ahead.url).post("/session", params={"directory": str(alice.repo)}, json={}).json()
     here = alice.get(f"/session/{session['id']}").json()
@@ -45,7 +38,7 @@ def test_the_skewed_worker_really_runs_on_another_clock(alice, server_factory, s
 
 
 def test_a_prompt_after_an_answer_from_a_host_ahead_sorts_after_it_and_is_answered(
-        alice, llm, session_of, server_factory, shared_database, skewed):
+        alice, llm, session_of, server_factory, skewed):
     ahead = Remote(alice, server_factory(skewed("+60s")).url)
     sid = session_of()["id"]
     llm.script(Reply(text="answered ahead"), Reply(text="answered here"))
@@ -61,8 +54,7 @@ def test_a_prompt_after_an_answer_from_a_host_ahead_sorts_after_it_and_is_answer
     assert second.json()["info"]["parentID"] == ids[2]
 
 
-def test_a_host_whose_clock_is_ahead_never_adopts_a_live_lease(alice, llm, session_of, server_factory,
-                                                                shared_database, skewed):
+def test_a_host_whose_clock_is_ahead_never_adopts_a_live_lease(alice, llm, session_of, server_factory, skewed):
     ahead = Remote(alice, server_factory(skewed("+60s")).url)
     sid = session_of()["id"]
     words = " ".join(f"w{i}" for i in range(40))

@@ -2,7 +2,6 @@
 once, finishes the running turn, and leaves the queued prompt to another worker, which answers it; a client
 that reconnects there with Last-Event-ID misses nothing. session.shell keeps its lease alive and hears an
 abort sent to another worker."""
-import os
 import signal
 import subprocess
 import threading
@@ -18,20 +17,14 @@ from tests.runner.test_restart_and_retry import Remote
 WORDS = " ".join(f"w{i}" for i in range(40))
 
 
-@pytest.fixture
-def scaled():
-    from django.db import connection
-
-    if not os.environ.get("REDIS_URL") or connection.vendor != "postgresql":
-        pytest.skip("needs REDIS_URL and PostgreSQL")
+pytestmark = pytest.mark.scaled
 
 
 def assistants(persona, sid: str) -> list[dict]:
     return [m for m in persona.get(f"/session/{sid}/message").json() if m["info"]["role"] == "assistant"]
 
 
-def test_a_stopping_worker_finishes_its_turn_and_hands_the_queue_over(alice, llm, session_of, server_factory,
-                                                                        scaled):
+def test_a_stopping_worker_finishes_its_turn_and_hands_the_queue_over(alice, llm, session_of, server_factory):
     stopping_worker = server_factory({"AGENTSERVER_GRACE_SECONDS": "30"})
     stopping = Remote(alice, stopping_worker.url)
     sid = session_of()["id"]
@@ -81,7 +74,7 @@ def test_a_stopping_worker_finishes_its_turn_and_hands_the_queue_over(alice, llm
 
 
 def test_a_turn_longer_than_the_grace_period_is_handed_over_and_the_queue_answered(
-        alice, llm, session_of, server_factory, scaled):
+        alice, llm, session_of, server_factory):
     stopping_worker = server_factory({"AGENTSERVER_GRACE_SECONDS": "2"})
     stopping = Remote(alice, stopping_worker.url)
     sid = session_of()["id"]
@@ -104,8 +97,7 @@ def test_a_turn_longer_than_the_grace_period_is_handed_over_and_the_queue_answer
     wait_until(lambda: sid not in alice.get("/session/status").json())
 
 
-def test_a_shell_keeps_its_lease_and_hears_an_abort_sent_to_another_worker(alice, llm, session_of, server_factory,
-                                                                           scaled):
+def test_a_shell_keeps_its_lease_and_hears_an_abort_sent_to_another_worker(alice, llm, session_of, server_factory):
     short_lease = {"AGENTSERVER_LEASE_MS": "1500"}
     runs_it = Remote(alice, server_factory(short_lease).url)
     other = Remote(alice, server_factory(short_lease).url)

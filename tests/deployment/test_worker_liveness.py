@@ -13,15 +13,10 @@ from tests.runner.test_restart_and_retry import Remote
 FAST_LIVENESS = {"AGENTSERVER_WORKER_TTL_SECONDS": "2", "AGENTSERVER_PTY_MAX_PER_USER": "1"}
 
 
-@pytest.fixture
-def scaled():
-    from django.db import connection
-
-    if not os.environ.get("REDIS_URL") or connection.vendor != "postgresql":
-        pytest.skip("needs REDIS_URL and PostgreSQL")
+pytestmark = pytest.mark.scaled
 
 
-def test_a_killed_workers_terminals_are_removed_and_announced(alice, server_factory, scaled):
+def test_a_killed_workers_terminals_are_removed_and_announced(alice, server_factory):
     first = Remote(alice, server_factory(FAST_LIVENESS).url)
     doomed_worker = server_factory(FAST_LIVENESS)
     doomed = Remote(alice, doomed_worker.url)
@@ -58,7 +53,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def test_a_live_worker_on_a_host_with_our_name_keeps_its_terminals(alice, server, scaled):
+def test_a_live_worker_on_a_host_with_our_name_keeps_its_terminals(alice, server):
     """Its pid does not exist here; only its heartbeat says whether it lives."""
     import redis
 

@@ -1,6 +1,6 @@
 """Several workers (server processes) on PostgreSQL + Redis: an event published in one reaches streams held
-by another, and so do closes (dispose, token revocation). Runs only when REDIS_URL is set and the database
-is PostgreSQL."""
+by another, and so do closes (dispose, token revocation). The scaled pass only
+(PostgreSQL + Redis)."""
 import os
 
 import pytest
@@ -8,15 +8,11 @@ import pytest
 from tests.events.commands import publish_load
 from tests.events.sse_client import open_stream
 
-pytestmark = pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL")
+pytestmark = pytest.mark.scaled
 
 
 @pytest.fixture(scope="module")
 def second_worker(server_factory):
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL")
     return server_factory({"REDIS_URL": os.environ["REDIS_URL"]})
 
 

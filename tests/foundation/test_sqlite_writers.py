@@ -10,13 +10,7 @@ from django.db import connection, transaction
 from agentserver.models import EventLog
 from agentserver.sqlite.base import _writer
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def sqlite_only():
-    if connection.vendor != "sqlite":
-        pytest.skip("the writer lock is SQLite's")
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.embedded]  # the writer lock is SQLite's
 
 
 def log_row(type: str) -> None:

@@ -6,10 +6,9 @@ import shutil
 
 import pytest
 
-from tests.conftest import make_persona
+from tests.conftest import SCALED, make_persona
 from tests.hosts.cluster import Cluster, Host, faketime_preload, host_env, start_nginx
 
-SCALED = bool(os.environ.get("REDIS_URL")) and os.environ.get("DATABASE_URL", "").startswith("postgres")
 if not SCALED:
     collect_ignore_glob = ["test_*.py"]
 

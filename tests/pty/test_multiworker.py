@@ -1,18 +1,15 @@
 """A terminal created on one worker, used through another: the WebSocket, resize and remove are
 served through the channel layer (Redis) from the owner. Needs PostgreSQL + Redis (the lead's CI pass)."""
-import os
 
 import pytest
 
 from tests.pty.conftest import Screen, create_pty, open_socket, pid_alive, shell_body, wait_for
 
+pytestmark = pytest.mark.scaled
+
 
 @pytest.fixture(scope="module")
 def second_worker(server_factory):
-    from django.conf import settings
-
-    if not os.environ.get("REDIS_URL") or "postgresql" not in settings.DATABASES["default"]["ENGINE"]:
-        pytest.skip("needs REDIS_URL and PostgreSQL")
     return server_factory()
 
 

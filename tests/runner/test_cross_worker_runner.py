@@ -1,4 +1,4 @@
-"""Two workers on PostgreSQL + Redis (the lead's pass; skipped otherwise): the runner lives on worker
+"""Two workers on PostgreSQL + Redis (the scaled pass only): the runner lives on worker
 A (alice's `server`), the requests go to worker B. Abort crosses over the channel layer, waiting and status
 read the shared database."""
 import os
@@ -10,15 +10,12 @@ from tests.fakes.fixtures import Reply
 from tests.runner.conftest import text_prompt, wait_until
 from tests.runner.test_restart_and_retry import Remote
 
+pytestmark = pytest.mark.scaled
 SLEEP = "sleep 617"  # unique enough to find the process
 
 
 @pytest.fixture(scope="module")
 def worker_b(server_factory):
-    from django.db import connection
-
-    if not os.environ.get("REDIS_URL") or connection.vendor != "postgresql":
-        pytest.skip("needs REDIS_URL and PostgreSQL")
     return server_factory({"REDIS_URL": os.environ["REDIS_URL"]})
 
 

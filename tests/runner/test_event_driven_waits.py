@@ -6,6 +6,8 @@ import statistics
 import threading
 import time
 
+import pytest
+
 from tests.fakes.fixtures import Reply
 from tests.runner.conftest import text_prompt, wait_until
 from tests.runner.sse import EventRecorder
@@ -50,6 +52,7 @@ def test_a_sync_prompt_answers_as_soon_as_the_runner_lets_go(alice, llm, session
     assert statistics.median(latencies) < WAKE_LIMIT, latencies
 
 
+@pytest.mark.scaled
 def test_a_sync_prompt_on_another_worker_answers_as_soon_as_the_runner_lets_go(alice, llm, session_of,
                                                                                worker_b):  # noqa: F811
     b = Remote(alice, worker_b.url)

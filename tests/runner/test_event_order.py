@@ -4,7 +4,7 @@ Compared on the runner's own events: session.status, message.updated of the assi
 (by part type and tool state), message.part.delta (a run of them collapsed into one), session.idle. Title,
 summary and diff events are asynchronous in the reference too and are left out of the comparison."""
 from tests.fakes.fixtures import Reply
-from tests.runner.conftest import text_prompt, wait_idle
+from tests.runner.conftest import text_prompt
 
 PLAIN = [
     "session.status:busy", "message.updated:assistant",

@@ -8,15 +8,12 @@ from tests.fakes.fixtures import Reply
 from tests.runner.conftest import text_prompt, wait_until
 from tests.runner.test_restart_and_retry import Remote
 
+pytestmark = pytest.mark.scaled  # the connection pool is PostgreSQL's
 SESSIONS = 4
 
 
 @pytest.fixture(scope="module")
 def small_pool_server(server_factory):
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        pytest.skip("the connection pool is PostgreSQL's")
     return server_factory({"AGENTSERVER_DB_POOL": "3"})
 
 
