@@ -11,6 +11,7 @@ from django.db import transaction
 
 from agentserver import events, ids, sql
 from agentserver.context import RuntimeContext
+from agentserver.errors import NotFound
 from projects_app.models import now_ms
 from sessions_app.models import Message, Part, Session
 from sessions_app.store.messages import publish_for
@@ -44,7 +45,10 @@ def session_create(*, context: RuntimeContext, parent_id: str | None = None, tit
                    agent: str | None = None, model: dict | None = None, permission: list | None = None,
                    metadata: dict | None = None, share_base_url: str | None = None) -> Session:
     """A new session pinned to `context`. With config `share: "auto"` a root session is shared at once
-    (as opencode does); `share_base_url` is the request's base for the share URL."""
+    (as opencode does); `share_base_url` is the request's base for the share URL. A parent must be one of
+    the caller's sessions: a child of nothing (or of someone else's session) would be listed under no one."""
+    if parent_id and not Session.objects.filter(id=parent_id, owner=context.user).exists():
+        raise NotFound(f"Session not found: {parent_id}")
     now = now_ms()
     session = Session(
         id=ids.descending("ses"), owner=context.user, project_id=context.project_id, directory=context.directory,

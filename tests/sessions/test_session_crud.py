@@ -24,6 +24,18 @@ def test_it_gives_default_titles(alice):
     assert child["title"].startswith("Child session - ")
 
 
+def test_a_parent_must_be_one_of_the_callers_sessions(alice, bob):
+    before = len(alice.get("/session").json())
+    bobs = create_session(bob)
+    for parent in ("ses_doesnotexist", bobs["id"]):
+        for path in ("/session", "/api/session"):
+            response = alice.post(path, params={"directory": str(alice.repo)}, json={"parentID": parent})
+            assert response.status_code == 404, (path, response.text)
+            assert response.json()["name"] == "NotFoundError"
+    assert len(alice.get("/session").json()) == before  # nothing made
+    assert alice.get(f"/session/{bobs['id']}/children").status_code == 404
+
+
 def test_it_accepts_a_missing_body_and_the_newer_fields(alice):
     response = alice.post("/session", params={"directory": str(alice.repo)})
     assert response.status_code == 200
