@@ -21,11 +21,11 @@ def test_bob_gets_404_on_every_one_of_alices_sessions_messages_and_parts(alice, 
         response = bob.client.request(method, url, json={"title": "pwned"})
         assert response.status_code == 404, (method, url, response.text)
         assert response.json()["name"] == "NotFoundError"
-    # a child whose parent is alice's does not become bob's way in
-    bobs = create_session(bob, directory=bob.repo, parentID=sid)
+    # alice's session cannot be the parent of one of bob's
+    refused = bob.post("/session", params={"directory": str(bob.repo)}, json={"parentID": sid})
+    assert refused.status_code == 404 and refused.json()["name"] == "NotFoundError"
     assert bob.get(f"/session/{sid}/children").status_code == 404
     assert [s["id"] for s in alice.get(f"/session/{sid}/children").json()] == [child["id"]]
-    assert bob.delete(f"/session/{bobs['id']}").status_code == 200
     assert Session.objects.get(id=sid).title == session["title"]
     assert alice.get(f"/session/{sid}/message/{mid}").status_code == 200
     assert bob.get("/session/status").json() == {}
