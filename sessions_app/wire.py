@@ -57,12 +57,27 @@ def session_wire(session: Session) -> dict:
 
 
 def session_wire_v2(session: Session) -> dict:
-    """The v2 mount's Session: 1.18's plus its `location` and `subpath`."""
-    out = session_wire(session)
-    out["location"] = {"directory": session.directory}
+    """The v2 mount's Session (opencode's SessionV2Info): where it is (`location`, `subpath`) instead of 1.18's
+    directory and path, and none of 1.18's slug, version, share, summary, metadata or permission."""
+    location = {"directory": session.directory}
     if session.workspace_id:
-        out["location"]["workspaceID"] = session.workspace_id
-    out["subpath"] = session.path
+        location["workspaceID"] = session.workspace_id
+    out: dict = {"id": session.id, "projectID": session.project_id, "location": location, "subpath": session.path}
+    if session.parent_id:
+        out["parentID"] = session.parent_id
+    out["title"] = session.title
+    if session.agent:
+        out["agent"] = session.agent
+    if session.model:
+        out["model"] = session.model
+    out["cost"] = session.cost
+    out["tokens"] = session.tokens
+    time: dict = {"created": session.time_created, "updated": session.time_updated}
+    if session.time_archived is not None:
+        time["archived"] = session.time_archived
+    out["time"] = time
+    if session.revert is not None:
+        out["revert"] = session.revert
     return out
 
 

@@ -17,8 +17,7 @@ def new_session(persona, **params):
 def test_sessions_created_with_workspace_are_pinned_to_it(alice):
     workspace = worktree(alice, name="pinned")
     session = new_session(alice, workspace=workspace["id"])
-    assert session["directory"] == workspace["directory"]
-    assert session["workspaceID"] == workspace["id"]
+    assert session["location"] == {"directory": workspace["directory"], "workspaceID": workspace["id"]}
     listed = alice.get("/api/session", params={"workspace": workspace["id"]}).json()["data"]
     assert [s["id"] for s in listed] == [session["id"]]
     unknown = alice.get("/api/session", params={"workspace": "wrk_000000000000000000000000000"})
