@@ -237,8 +237,9 @@ def workspace_delete(*, user, workspace_id: str, remove_files: bool = False) -> 
     Returns the workspace's wire shape plus {"removed": {"registration", "files", "sessionsDetached"}}."""
     workspace = workspace_get(user=user, workspace_id=workspace_id)
     if remove_files and not workspace.created_by_server:
-        raise BadRequest("removeFiles is only allowed for worktrees the server created; "
-                         "this workspace registers a directory of yours", kind="Query")
+        # A well-formed request the workspace's kind refuses: a conflict with its state, not bad input.
+        raise Conflict("removeFiles is only allowed for worktrees the server created; "
+                       "this workspace registers a directory of yours")
     body = workspace_wire(workspace)
     files_removed = False
     if remove_files and os.path.isdir(workspace.directory):

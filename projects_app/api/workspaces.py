@@ -69,6 +69,7 @@ class WorkspaceListView(ApiView):
 
 class WorkspaceItemView(ApiView):
     operation_ids = {"GET": "workspace.get", "PATCH": "workspace.update", "DELETE": "workspace.delete"}
+    answers = (409,)  # removeFiles on a directory the server did not create
 
     def get(self, request, workspaceID: str):
         workspace = workspaces.workspace_get(user=request.user,

@@ -86,7 +86,7 @@ def test_get_update_delete_keeps_the_users_files(alice):
 
     # removeFiles is refused for a directory the server did not create
     refused = alice.delete(url, params={"removeFiles": "true"})
-    assert refused.status_code == 400
+    assert refused.status_code == 409 and refused.json()["name"] == "ConflictError"
     assert alice.get(url).status_code == 200
 
     deleted = alice.delete(url)
