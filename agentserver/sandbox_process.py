@@ -4,8 +4,9 @@ asyncio's create_subprocess_exec under uvloop forks the whole worker on the loop
 in a worker of a few hundred MB that took 90–200 ms per call, during which no request, stream or other agent
 made progress (a batch of agents running bash froze the worker once per command). subprocess.Popen uses
 vfork, which does not copy the parent's page tables, and is called here on a thread, so the loop goes on.
-The loop then reads the output through a pipe transport and learns of the exit from a pidfd becoming
-readable: no thread waits for the program, and nothing polls."""
+The loop then reads the output from a pipe it watches and learns of the exit from a pidfd becoming
+readable: no thread waits for the program, and nothing polls. Each descriptor has one owner, which closes
+it once."""
 from __future__ import annotations
 
 import asyncio
@@ -67,21 +68,57 @@ async def spawn(argv: list[str], *, cwd: str, env: dict, stdout=None, **kwargs) 
     """Start `argv` (Popen's keyword arguments; stdout may be PIPE, read through the loop; stderr may not be)."""
     if kwargs.get("stderr") == subprocess.PIPE or kwargs.get("stdin") == subprocess.PIPE:
         raise ValueError("only stdout is read through the loop")
+    loop = asyncio.get_running_loop()
+    # The output pipe is ours, not a Popen file object's: uvloop's pipe transport closes the descriptor and
+    # then the file object closes it again, and by then another thread may have been given that number
+    # (a concurrent bash call failed with EBADF).
+    read_fd = write_fd = None
+    if stdout == subprocess.PIPE:
+        read_fd, write_fd = os.pipe()
+        stdout = write_fd
+    pipe = (read_fd, write_fd) if read_fd is not None else ()
     starting = asyncio.ensure_future(asyncio.to_thread(subprocess.Popen, argv, cwd=cwd, env=env, stdout=stdout,
                                                        **kwargs))
     try:
         popen = await asyncio.shield(starting)
-    except asyncio.CancelledError:  # the program starts anyway, on its thread: nobody is left to want it
-        starting.add_done_callback(lambda done: done.exception() is None and done.result().kill())
+    except asyncio.CancelledError:  # the program may still start, on its thread: nobody is left to want it
+        starting.add_done_callback(lambda done: _abandon(done, pipe))
+        raise
+    except BaseException:
+        _abandon(starting, pipe)
         raise
     reader = None
-    if stdout == subprocess.PIPE:
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=READ_LIMIT, loop=loop)
-        try:
-            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), popen.stdout)
-        except BaseException:
-            popen.kill()
-            popen.stdout.close()
-            raise
+    if read_fd is not None:
+        os.close(write_fd)  # the program holds its own copy: the pipe ends when it (and its children) exit
+        reader = _read_through_loop(loop, read_fd)
     return LoopProcess(popen, reader)
+
+
+def _abandon(starting: asyncio.Future, pipe: tuple) -> None:
+    if not starting.cancelled() and starting.exception() is None:
+        starting.result().kill()
+    for fd in pipe:
+        os.close(fd)
+
+
+def _read_through_loop(loop, fd: int) -> asyncio.StreamReader:
+    """Feed what arrives on `fd` into a StreamReader, from the loop, until end of file; then close `fd`."""
+    os.set_blocking(fd, False)
+    reader = asyncio.StreamReader(limit=READ_LIMIT, loop=loop)
+
+    def readable() -> None:
+        try:
+            data = os.read(fd, READ_LIMIT)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if data:
+            reader.feed_data(data)
+            return
+        loop.remove_reader(fd)
+        os.close(fd)
+        reader.feed_eof()
+
+    loop.add_reader(fd, readable)
+    return reader

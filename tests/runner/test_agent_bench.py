@@ -36,6 +36,19 @@ def test_one_session_answers_correctly_and_every_figure_is_measured(alice, serve
     assert not (alice.repo / "opencode.json").exists()
 
 
+def test_thirty_two_sessions_at_once_each_run_bash_and_answer_correctly(alice, server, tmp_path):
+    """32 prompts at once, each running bash in its sandbox: every command's output comes back whole (spawning
+    and reading many programs at once once closed another's descriptor: EBADF in a few of 64)."""
+    figures_path = tmp_path / "agent.json"
+    done = subprocess.run(
+        [sys.executable, "bench/agent.py", server.url, "--token", alice.token, "--directory", str(alice.repo),
+         "--server-pid", str(server.process.pid), "--sessions", "32", "--json", str(figures_path)],
+        check=False, cwd=ROOT, capture_output=True, text=True, timeout=400)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [figure] = json.loads(figures_path.read_text())["figures"]
+    assert (figure["correct"], figure["problem_count"]) == (32, 0), figure["problems"]
+
+
 def test_the_fake_model_calls_bash_then_answers_with_what_came_back():
     bench = load_bench()
     fake = bench.ToolThenAnswer()
