@@ -17,14 +17,20 @@ def load_bench():
     return module
 
 
-def test_one_session_answers_correctly_and_every_figure_is_measured(alice, server, tmp_path):
+def run_bench(persona, server, tmp_path, sessions: int) -> dict:
+    """bench/agent.py against the live test server with `sessions` at once; its one figure."""
     figures_path = tmp_path / "agent.json"
     done = subprocess.run(
-        [sys.executable, "bench/agent.py", server.url, "--token", alice.token, "--directory", str(alice.repo),
-         "--server-pid", str(server.process.pid), "--sessions", "1", "--json", str(figures_path)],
-        check=False, cwd=ROOT, capture_output=True, text=True, timeout=240)
+        [sys.executable, "bench/agent.py", server.url, "--token", persona.token, "--directory", str(persona.repo),
+         "--server-pid", str(server.process.pid), "--sessions", str(sessions), "--json", str(figures_path)],
+        check=False, cwd=ROOT, capture_output=True, text=True, timeout=400)
     assert done.returncode == 0, done.stdout + done.stderr
     [figure] = json.loads(figures_path.read_text())["figures"]
+    return figure
+
+
+def test_one_session_answers_correctly_and_every_figure_is_measured(alice, server, tmp_path):
+    figure = run_bench(alice, server, tmp_path, 1)
     assert figure["sessions"] == 1
     assert (figure["correct"], figure["probed_correct"], figure["problem_count"]) == (1, 1, 0), figure["problems"]
     assert 0 < figure["prompt_p50_s"] <= figure["wall_s"]
@@ -39,13 +45,7 @@ def test_one_session_answers_correctly_and_every_figure_is_measured(alice, serve
 def test_thirty_two_sessions_at_once_each_run_bash_and_answer_correctly(alice, server, tmp_path):
     """32 prompts at once, each running bash in its sandbox: every command's output comes back whole (spawning
     and reading many programs at once once closed another's descriptor: EBADF in a few of 64)."""
-    figures_path = tmp_path / "agent.json"
-    done = subprocess.run(
-        [sys.executable, "bench/agent.py", server.url, "--token", alice.token, "--directory", str(alice.repo),
-         "--server-pid", str(server.process.pid), "--sessions", "32", "--json", str(figures_path)],
-        check=False, cwd=ROOT, capture_output=True, text=True, timeout=400)
-    assert done.returncode == 0, done.stdout + done.stderr
-    [figure] = json.loads(figures_path.read_text())["figures"]
+    figure = run_bench(alice, server, tmp_path, 32)
     assert (figure["correct"], figure["problem_count"]) == (32, 0), figure["problems"]
 
 
