@@ -17,6 +17,8 @@ import os
 import secrets
 import socket
 import threading
+import time
+from collections.abc import Callable
 
 from django.conf import settings
 
@@ -49,6 +51,7 @@ _beating: asyncio.Task | None = None
 _namespace: str | None = None
 _sync_client = None
 _lock = threading.Lock()
+_presumed_dead_hooks: list[Callable[[], None]] = []
 
 
 def ttl_seconds() -> float:
@@ -100,15 +103,32 @@ async def _beat() -> None:
         await client.aclose()
 
 
+def on_presumed_dead(hook: Callable[[], None]) -> None:
+    """Call `hook` (on the loop) when this worker has not beaten for a whole TTL: its key has expired, so the
+    other workers take it for dead and remove what it owns (its terminals' rows). What it still runs of
+    that must end, or it would go on unseen: a worker cut off from Redis, not dead."""
+    _presumed_dead_hooks.append(hook)
+
+
 async def _beat_forever() -> None:
+    last_beat, told = time.monotonic(), False
     while True:
         await asyncio.sleep(ttl_seconds() / 3)
         try:
-            await _beat()
+            await asyncio.wait_for(_beat(), ttl_seconds() / 3)
+            last_beat, told = time.monotonic(), False
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("worker heartbeat to Redis failed")
+            if not told and time.monotonic() - last_beat >= ttl_seconds():
+                told = True
+                log.error("no heartbeat for %.0f s: the other workers take this one for dead", ttl_seconds())
+                for hook in list(_presumed_dead_hooks):
+                    try:
+                        hook()
+                    except Exception:
+                        log.exception("a presumed-dead hook failed")
 
 
 def stop() -> None:

@@ -91,6 +91,7 @@ class PtyManager:
                     self.channel_name = await self.layer.new_channel("ptyworker.")
                     self._task(self._control_loop())
                 self._task(self._sweeper())
+                workers.on_presumed_dead(self._end_all_terminals)
                 shutdown.on_exit(self.shutdown)
                 _graceful_hangup()
                 self._started.set_result(True)
@@ -312,6 +313,13 @@ class PtyManager:
                 elif idle > 0 and not terminal.attached() and now - terminal.last_activity > idle:
                     log.info("pty %s: idle for %.0f s, reaping", terminal.id, idle)
                     terminal.terminate()
+
+    def _end_all_terminals(self) -> None:
+        """The other workers take this one for dead (no heartbeat for a TTL) and remove its terminals' rows:
+        its terminals end too, rather than run on where no list shows them."""
+        for terminal in list(self.terminals.values()):
+            log.warning("pty %s: this worker is taken for dead, ending it", terminal.id)
+            terminal.terminate()
 
     def shutdown(self) -> None:
         """On exit (agentserver.shutdown): the worker is going away, and so do its terminals (whole sessions)

@@ -78,3 +78,73 @@ def test_a_live_worker_on_a_host_with_our_name_keeps_its_terminals(alice, server
     assert wait_for(lambda: EventLog.objects.filter(owner_id=alice.user.pk, type="pty.deleted").exists())
     [announced] = EventLog.objects.filter(owner_id=alice.user.pk, type="pty.deleted")
     assert announced.properties == {"id": "pty_0000000000000TwinHostTerminal"}
+
+
+class CuttableProxy:
+    """A TCP forwarder to Redis that the test can cut, as a network partition would: a worker behind it loses
+    Redis while its process, its terminals and its database stay."""
+
+    def __init__(self, target: tuple[str, int]):
+        import socket
+        import threading
+
+        self.target, self.connections, self.cut_off = target, [], False
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+        import threading
+
+        while not self.cut_off:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            self.connections += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source, sink) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+
+    def cut(self) -> None:
+        import socket
+
+        self.cut_off = True
+        self.listener.close()
+        for connection in self.connections:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            connection.close()
+
+
+def test_a_worker_cut_off_from_redis_ends_its_terminals_once_the_others_take_it_for_dead(alice, server_factory):
+    from urllib.parse import urlparse
+
+    redis_url = urlparse(os.environ["REDIS_URL"])
+    proxy = CuttableProxy((redis_url.hostname, redis_url.port or 6379))
+    through_proxy = f"redis://127.0.0.1:{proxy.port}{redis_url.path}"
+    cut_off_worker = server_factory({**FAST_LIVENESS, "REDIS_URL": through_proxy})
+    cut_off = Remote(alice, cut_off_worker.url)
+    pty = cut_off.post("/pty", json=shell_body()).json()
+    assert _alive(pty["pid"])
+    try:
+        proxy.cut()
+        # Its key expires within the 2 s TTL; its next failed beat after that ends the terminal, whose exit
+        # the worker still records (the database is reachable): gone from every list.
+        assert wait_for(lambda: not _alive(pty["pid"]), timeout=20)
+        assert wait_for(lambda: alice.get("/pty", params={"directory": str(alice.repo)}).json() == [], timeout=20)
+        assert cut_off_worker.process.poll() is None  # the worker itself lives on
+    finally:
+        if _alive(pty["pid"]):
+            os.killpg(pty["pid"], signal.SIGKILL)
