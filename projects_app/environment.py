@@ -274,8 +274,8 @@ def vcs_patch(*, context, patch: str) -> dict:
     if not names:
         raise BadRequest("The patch names no files", kind="Body")
     for name in names:
-        if "\x00" in name:  # a quoted name's escape (\000) can spell one: no file can have it, none applies
-            raise Conflict(f"The patch names a path with a NUL character: {name!r}")
+        if not name or "\x00" in name:  # `diff --git a/ b/x`, or a quoted name's \000: no file has that name
+            raise Conflict(f"The patch names a path no file can have: {name!r}")
         if os.path.isabs(name) or ".." in name.replace("\\", "/").split("/"):
             raise Forbidden(f"Patch path is outside the working directory: {name}", path=name)
         paths.confine(name, [context.boundary], relative_to=cwd)

@@ -130,11 +130,12 @@ def test_a_patch_that_does_not_apply_is_409_with_gits_message_and_changes_nothin
     assert not (alice.repo / "added.txt").exists()
 
 
-def test_a_patch_naming_a_nul_path_through_a_quoted_escape_is_409_and_changes_nothing(alice):
-    for line, spelled in (("--- a/README.md", '--- "a/READ\\000ME.md"'), ("+++ b/README.md", '+++ "b/READ\\000ME.md"')):
+def test_a_patch_naming_an_empty_or_nul_path_is_409_and_changes_nothing(alice):
+    for line, spelled in (("--- a/README.md", '--- "a/READ\\000ME.md"'), ("+++ b/README.md", '+++ "b/READ\\000ME.md"'),
+                          ("diff --git a/added.txt b/added.txt", "diff --git a/ b/added.txt")):
         r = alice.post("/vcs/apply", params=params(alice), json={"patch": PATCH.replace(line, spelled)})
         assert r.status_code == 409, r.text
-        assert "NUL" in r.json()["data"]["message"]
+        assert "no file can have" in r.json()["data"]["message"]
     assert (alice.repo / "README.md").read_text() == "hello\n"
     assert not (alice.repo / "added.txt").exists()
 
