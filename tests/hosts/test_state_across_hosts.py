@@ -185,7 +185,7 @@ def test_a_worktree_the_server_keeps_in_the_shared_dir_works_from_the_other_host
     assert via(bob, "b").get(f"/api/workspace/{workspace['id']}").status_code == 404
     session = b.post("/api/session", params={"workspace": workspace["id"]}, json={"title": "in the worktree"})
     assert session.status_code == 200, session.text
-    assert session.json()["data"]["directory"] == directory
+    assert session.json()["data"]["location"]["directory"] == directory
 
     removed = b.delete(f"/api/workspace/{workspace['id']}", params={"removeFiles": "true"})
     assert removed.status_code == 200, removed.text
