@@ -25,6 +25,10 @@ MAX_ID = 64
 PATH_IDS = {"sessionID": "ses", "messageID": "msg", "partID": "prt", "permissionID": "per", "questionID": "que",
             "ptyID": "pty", "workspaceID": "wrk", "accountID": "acc"}
 # What a runtime context takes as a directory: absolute, or empty for the default (projects_app.contexts).
+# Python's white space (str.isspace, what strip() removes), spelled out for a regex character class: `\s`
+# means this in Python but less in ECMAScript, so a pattern /doc states with `\s` would take characters the
+# server's own check refuses (U+0085, say).
+WHITESPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 DIRECTORY_PATTERN = r"^(/[^\x00]*)?$"
 # What a runtime context takes as a workspace: one of the caller's ids (wrk…), or empty for none.
 WORKSPACE_PATTERN = r"^(wrk[^\x00]*)?$"

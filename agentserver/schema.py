@@ -170,7 +170,7 @@ def string_pattern(field: serializers.CharField) -> dict:
     if field.allow_blank or prefix:
         return {"pattern": f"^{prefix}[^\\x00]*$"}
     if field.trim_whitespace:
-        return {"pattern": "^[^\\x00]*[^\\s\\x00][^\\x00]*$"}
+        return {"pattern": f"^[^\\x00]*[^{api.WHITESPACE}\\x00][^\\x00]*$"}
     return {"pattern": "^[^\\x00]+$"}
 
 

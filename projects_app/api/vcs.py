@@ -6,6 +6,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import (
+    WHITESPACE,
     ApiView,
     LocatedView,
     StrictCharField,
@@ -28,7 +29,7 @@ class DiffQuery(serializers.Serializer):
 class PatchBody(serializers.Serializer):
     # A patch names at least one file (the lines environment._patch_paths reads); whether it applies to the
     # tree as it is now is the service's to say (409).
-    patch = StrictCharField(validators=[RegexValidator(r"(^|\n)(--- |\+\+\+ |rename (from|to) |copy (from|to) |diff --git a/.* b/)\S",
+    patch = StrictCharField(validators=[RegexValidator(rf"(^|\n)(--- |\+\+\+ |rename (from|to) |copy (from|to) |diff --git a/.* b/)[^{WHITESPACE}]",
                                                        message="The patch names no files")])
 
 

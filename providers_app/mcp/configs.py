@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import re
 
+from agentserver.api import WHITESPACE
 from agentserver.errors import BadRequest
 
 LOCAL_KEYS = {"type", "command", "arguments", "environment", "enabled", "timeout", "cwd"}
 REMOTE_KEYS = {"type", "url", "headers", "oauth", "enabled", "timeout"}
 OAUTH_KEYS = {"clientId", "clientSecret", "scope", "callbackPort", "redirectUri"}
 # 1-128 characters, no control characters or slashes, no space at either end.
-NAME_PATTERN = r"^[^\x00-\x1f/\\\s](?:[^\x00-\x1f/\\]{0,126}[^\x00-\x1f/\\\s])?$"
+NAME_PATTERN = rf"^[^\x00-\x1f/\\{WHITESPACE}](?:[^\x00-\x1f/\\]{{0,126}}[^\x00-\x1f/\\{WHITESPACE}])?$"
 NAME_RE = re.compile(NAME_PATTERN)
+URL_PATTERN = rf"^https?://[^{WHITESPACE}/]"
 MAX_TIMEOUT_MS = 600_000
 
 
@@ -57,7 +59,7 @@ def _common(value: dict, path: list) -> dict:
 
 _STRINGS = {"type": ["object", "null"], "additionalProperties": {"type": "string"}}
 _ARG = {"type": "string", "pattern": "^[^\\x00]*$"}
-_PROGRAM = {"type": "string", "pattern": "^[^\\x00]*[^\\s\\x00][^\\x00]*$"}
+_PROGRAM = {"type": "string", "pattern": f"^[^\\x00]*[^{WHITESPACE}\\x00][^\\x00]*$"}
 _COMMON = {"enabled": {"type": ["boolean", "null"]},
            "timeout": {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_TIMEOUT_MS}}
 _LOCAL = {"type": {"const": "local"}, "environment": _STRINGS,
@@ -71,7 +73,7 @@ CONFIG_SCHEMA = {"oneOf": [
      "properties": {**_LOCAL, "command": {"type": "array", "minItems": 1, "prefixItems": [_PROGRAM], "items": _ARG}}},
     {"type": "object", "required": ["type", "url"], "additionalProperties": False,
      "properties": {"type": {"const": "remote"}, "headers": _STRINGS,
-                    "url": {"type": "string", "pattern": "^https?://[^\\s/]", "maxLength": 4096},
+                    "url": {"type": "string", "pattern": URL_PATTERN, "maxLength": 4096},
                     "oauth": {"anyOf": [
                         {"type": ["boolean", "null"]},
                         {"type": "object", "additionalProperties": False, "properties": {
@@ -115,7 +117,7 @@ def normalize(value, path: list | None = None) -> dict:
         if unknown:
             raise _bad(path + [unknown[0]], "unknown key")
         url = value.get("url")
-        if not isinstance(url, str) or not re.match(r"^https?://[^\s/]+", url) or len(url) > 4096:
+        if not isinstance(url, str) or not re.match(URL_PATTERN, url) or len(url) > 4096:
             raise _bad(path + ["url"], "required: an http(s) URL")
         out = {"type": "remote", "url": url, "headers": _string_map(value.get("headers"), path + ["headers"])}
         oauth = value.get("oauth")
