@@ -8,6 +8,7 @@
 #   scaled      GET /session at 32 keep-alive clients on PostgreSQL + Redis: one worker against two
 #               (the clients divided among the workers, as a balancer would), alternating ROUNDS times.
 #   streams     bench/events.py and bench/stream.py on PostgreSQL + Redis (event fan-out, token streaming).
+#   eventlog    bench/event_log_lock.py: what the event log's ordering lock (PostgreSQL) costs its writers.
 #   sandbox     bench/sandbox.py: the process sandbox's overhead.
 #   lsp         bench/lsp.py: an edit's diagnostics, cold and warm language servers.
 #   agent       bench/agent.py: K = 1, 8, 32 sessions each sending one prompt whose (fake) model calls bash,
@@ -15,7 +16,7 @@
 #               alternating ROUNDS times; prints the ratio table (medians): batch wall, prompt latency, the
 #               server's CPU per prompt (process tree), GET /global/health and GET /session p99 meanwhile.
 #
-# scaled and streams need PostgreSQL on 127.0.0.1:5432 (user postgres, trust; database bench_perf is created
+# scaled, streams and eventlog need PostgreSQL on 127.0.0.1:5432 (user postgres, trust; database bench_perf is created
 # and dropped) and Redis on 127.0.0.1:6379 (db 7). The machine's other load shows in every figure: compare
 # servers within one run (alternating, medians), not across runs.
 #
@@ -26,7 +27,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
-PARTS=${*:-throughput scaled streams sandbox lsp agent}
+PARTS=${*:-throughput scaled streams eventlog sandbox lsp agent}
 ROUNDS=${ROUNDS:-3}
 REPEAT=${REPEAT:-3}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-2}
@@ -171,6 +172,12 @@ streams() {
       --server-pid "$SCALED_A_PID" --subscribers 1,100 --repeat "$REPEAT"
 }
 
+eventlog() {
+  echo "== bench/event_log_lock.py: one-event log transactions per second, without and with the ordering lock"
+  $PY bench/event_log_lock.py --rounds "$ROUNDS"
+  echo
+}
+
 agent() {
   echo "== agent: K sessions, one prompt each whose model calls bash (bench/agent.py), embedded default vs opencode"
   echo "   (K = $AGENT_SESSIONS, $ROUNDS rounds, alternating; the same fake model for both)"
@@ -225,7 +232,7 @@ lsp() {
 
 for part in $PARTS; do
   case "$part" in
-    throughput|scaled|streams|sandbox|lsp|agent) "$part" ;;
-    *) echo "unknown part: $part (throughput, scaled, streams, sandbox, lsp, agent)" >&2; exit 2 ;;
+    throughput|scaled|streams|eventlog|sandbox|lsp|agent) "$part" ;;
+    *) echo "unknown part: $part (throughput, scaled, streams, eventlog, sandbox, lsp, agent)" >&2; exit 2 ;;
   esac
 done
