@@ -22,6 +22,7 @@ that has to wait for another thread's (agentserver/sqlite)."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import contextvars
 import functools
@@ -95,6 +96,16 @@ def call_soon(callback: Callable[..., Any], *args) -> bool:
     except RuntimeError:  # closed between the check and the call
         return False
     return True
+
+
+def start(coroutine: Awaitable[Any]) -> concurrent.futures.Future | None:
+    """Run a coroutine on the server loop from any thread without waiting for it (in a fresh context: it must
+    not hold on to a request's); its future, to cancel or wait on, or None when there is no loop."""
+    loop = _loop
+    if loop is None or loop.is_closed():
+        coroutine.close()
+        return None
+    return contextvars.Context().run(asyncio.run_coroutine_threadsafe, coroutine, loop)
 
 
 def server_loop() -> asyncio.AbstractEventLoop:

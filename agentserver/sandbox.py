@@ -414,7 +414,7 @@ async def start(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] |
     launch = await asyncio.to_thread(prepare, user, argv, cwd=cwd, env=env, expose=expose, writable=writable,
                                      roots=roots, offline=offline)
     kwargs.setdefault("start_new_session", True)
-    return await sandbox_process.spawn(launch.argv, cwd=launch.cwd, env=launch.env, **kwargs)
+    return await sandbox_process.spawn(launch, **kwargs)
 
 
 def kill_group(pid: int | None, sig: int = signal.SIGKILL) -> None:

@@ -12,6 +12,10 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentserver.sandbox import Launch
 
 READ_LIMIT = 2 ** 16
 
@@ -64,8 +68,9 @@ class LoopProcess:
         self._popen.kill()
 
 
-async def spawn(argv: list[str], *, cwd: str, env: dict, stdout=None, **kwargs) -> LoopProcess:
-    """Start `argv` (Popen's keyword arguments; stdout may be PIPE, read through the loop; stderr may not be)."""
+async def spawn(launch: Launch, *, stdout=None, **kwargs) -> LoopProcess:
+    """Start what sandbox.prepare made (never a bare argv: this is the launcher's async path, not a second
+    launcher); Popen's keyword arguments, stdout may be PIPE, read through the loop; stderr may not be."""
     if kwargs.get("stderr") == subprocess.PIPE or kwargs.get("stdin") == subprocess.PIPE:
         raise ValueError("only stdout is read through the loop")
     loop = asyncio.get_running_loop()
@@ -77,8 +82,8 @@ async def spawn(argv: list[str], *, cwd: str, env: dict, stdout=None, **kwargs) 
         read_fd, write_fd = os.pipe()
         stdout = write_fd
     pipe = (read_fd, write_fd) if read_fd is not None else ()
-    starting = asyncio.ensure_future(asyncio.to_thread(subprocess.Popen, argv, cwd=cwd, env=env, stdout=stdout,
-                                                       **kwargs))
+    starting = asyncio.ensure_future(asyncio.to_thread(subprocess.Popen, launch.argv, cwd=launch.cwd, env=launch.env,
+                                                       stdout=stdout, **kwargs))
     try:
         popen = await asyncio.shield(starting)
     except asyncio.CancelledError:  # the program may still start, on its thread: nobody is left to want it

@@ -60,6 +60,7 @@ class PtyManager:
         self._started: asyncio.Future | None = None
         self._tasks: set[asyncio.Task] = set()
         self._backlogs: dict[str, _Backlog] = {}
+        workers.on_presumed_dead(self._end_all_terminals)  # once per manager, not per (re)start attempt
 
     # -- loop plumbing ---------------------------------------------------------------------------------
     def _task(self, coro) -> asyncio.Task:
@@ -91,7 +92,6 @@ class PtyManager:
                     self.channel_name = await self.layer.new_channel("ptyworker.")
                     self._task(self._control_loop())
                 self._task(self._sweeper())
-                workers.on_presumed_dead(self._end_all_terminals)
                 shutdown.on_exit(self.shutdown)
                 _graceful_hangup()
                 self._started.set_result(True)

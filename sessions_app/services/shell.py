@@ -7,16 +7,15 @@ interleaves with a turn; prompts arriving meanwhile queue and are started when i
 process group, from any worker: the shell listens on the session's channel-layer group as a runner does."""
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import threading
 import time
 import uuid
 
-from agentserver import loop as server_loop
 from agentserver import ids, sandbox, workers
-from agentserver.errors import SessionBusy
+from agentserver import loop as server_loop
 from agentserver.clock import now_ms
+from agentserver.errors import SessionBusy
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases, parts, supervisor
 from sessions_app.runtime.message_queue import BUSY, IDLE, next_pending
@@ -51,8 +50,7 @@ def _listen_for_abort(session_id: str):
     from channels.layers import get_channel_layer
 
     layer = get_channel_layer()
-    loop = server_loop.captured()
-    if layer is None or loop is None or loop.is_closed():
+    if layer is None:
         return None
     joined = threading.Event()
 
@@ -71,8 +69,9 @@ def _listen_for_abort(session_id: str):
             except Exception:  # noqa: BLE001
                 pass
 
-    future = asyncio.run_coroutine_threadsafe(listen(), loop)
-    joined.wait(5)  # an abort sent right after the command started must not slip past
+    future = server_loop.start(listen())
+    if future is not None:
+        joined.wait(5)  # an abort sent right after the command started must not slip past
     return future
 
 

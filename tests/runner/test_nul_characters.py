@@ -20,6 +20,16 @@ def test_metadata_with_nul_in_keys_and_values_comes_back_as_sent(alice):
     assert alice.get(f"/session/{session_id}").json()["metadata"] == changed
     v2 = alice.post("/api/session", json={"metadata": metadata})
     assert v2.status_code == 200, v2.text
+    # v2's shape carries no metadata (opencode's SessionV2Info); 1.18's read of the same session does.
+    assert alice.get(f"/session/{v2.json()['data']['id']}").json()["metadata"] == metadata
+
+
+def test_a_config_value_with_nul_is_kept_in_the_stored_layer(alice):
+    """The config layers are read back as raw column text (projects_app/config.py): the escape is undone there."""
+    instructions = ["rules\x00one.md", "\ue000two.md"]
+    patched = alice.patch("/config", json={"instructions": instructions})
+    assert patched.status_code == 200, patched.text
+    assert alice.get("/config").json()["instructions"] == instructions
 
 
 def test_a_command_output_with_nul_is_stored_and_listed_as_it_was(alice, llm, session_of):
