@@ -34,12 +34,18 @@ def _oauth_server(context, name: str) -> registry.Server:
     return server
 
 
-def _get_json(url: str) -> dict | None:
+def _send(method: str, url: str, **options) -> httpx.Response | None:
+    """The answer, or None when there is none: a URL httpx cannot even send to (a bad IPv6 literal, a host IDNA
+    refuses: InvalidURL and UnicodeError, outside HTTPError) is as unreachable as a host that does not answer."""
     try:
-        response = httpx.get(url, timeout=HTTP_SECONDS, headers={"MCP-Protocol-Version": "2025-06-18"})
-    except httpx.HTTPError:
+        return httpx.request(method, url, timeout=HTTP_SECONDS, **options)
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError):
         return None
-    if response.status_code != 200:
+
+
+def _get_json(url: str) -> dict | None:
+    response = _send("GET", url, headers={"MCP-Protocol-Version": "2025-06-18"})
+    if response is None or response.status_code != 200:
         return None
     try:
         data = response.json()
@@ -56,16 +62,20 @@ def discover(server_url: str) -> dict:
     )
 
     auth_server = None
-    for url in build_protected_resource_metadata_discovery_urls(None, server_url):
-        resource = _get_json(url)
-        if resource and isinstance(resource.get("authorization_servers"), list) and resource["authorization_servers"]:
-            auth_server = str(resource["authorization_servers"][0])
-            break
-    for url in build_oauth_authorization_server_metadata_discovery_urls(auth_server, server_url):
-        metadata = _get_json(url)
-        if metadata and isinstance(metadata.get("authorization_endpoint"), str) \
-                and isinstance(metadata.get("token_endpoint"), str):
-            return metadata
+    try:
+        for url in build_protected_resource_metadata_discovery_urls(None, server_url):
+            resource = _get_json(url)
+            if resource and isinstance(resource.get("authorization_servers"), list) \
+                    and resource["authorization_servers"]:
+                auth_server = str(resource["authorization_servers"][0])
+                break
+        for url in build_oauth_authorization_server_metadata_discovery_urls(auth_server, server_url):
+            metadata = _get_json(url)
+            if metadata and isinstance(metadata.get("authorization_endpoint"), str) \
+                    and isinstance(metadata.get("token_endpoint"), str):
+                return metadata
+    except ValueError:  # urlparse refuses the URL (an unclosed IPv6 bracket)
+        pass
     raise Conflict(f"No OAuth authorization server metadata found for {server_url}")
 
 
@@ -77,10 +87,10 @@ def _register(metadata: dict, redirect_uri: str) -> dict:
     body = {"client_name": "agentserver", "redirect_uris": [redirect_uri],
             "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
             "token_endpoint_auth_method": "none"}
+    response = _send("POST", endpoint, json=body)
     try:
-        response = httpx.post(endpoint, json=body, timeout=HTTP_SECONDS)
-        data = response.json() if response.status_code in (200, 201) else None
-    except (httpx.HTTPError, ValueError):
+        data = response.json() if response is not None and response.status_code in (200, 201) else None
+    except ValueError:
         data = None
     if not isinstance(data, dict) or not isinstance(data.get("client_id"), str):
         raise Conflict("Dynamic client registration failed")
@@ -122,11 +132,10 @@ def _exchange(pending: dict, code: str) -> dict:
             "client_id": pending["client_id"], "code_verifier": pending["verifier"], "resource": pending["resource"]}
     if pending.get("client_secret"):
         form["client_secret"] = pending["client_secret"]
+    response = _send("POST", pending["token_endpoint"], data=form, headers={"Accept": "application/json"})
     try:
-        response = httpx.post(pending["token_endpoint"], data=form, timeout=HTTP_SECONDS,
-                              headers={"Accept": "application/json"})
-        data = response.json() if response.status_code == 200 else None
-    except (httpx.HTTPError, ValueError):
+        data = response.json() if response is not None and response.status_code == 200 else None
+    except ValueError:
         data = None
     if not isinstance(data, dict) or not isinstance(data.get("access_token"), str) or not data["access_token"]:
         raise Conflict("Token exchange failed")

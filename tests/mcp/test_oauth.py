@@ -118,6 +118,18 @@ def test_a_server_without_metadata_is_409(alice, add_server):
     assert response.status_code == 409
 
 
+@pytest.mark.parametrize("url", ["http://[::1/mcp", "http://xn--zz.com/mcp", "http://" + "a" * 70 + ".com/mcp"])
+def test_a_server_whose_url_cannot_be_sent_to_is_409_on_every_start(alice, add_server, url):
+    """An unclosed IPv6 bracket, a host IDNA refuses, a label past 63 characters: httpx raises outside its
+    HTTPError for these (found by the contract test as a 500 on POST /mcp/{name}/auth/authenticate)."""
+    add_server(alice, "odd", {"type": "remote", "url": url})
+    params = {"directory": str(alice.repo)}
+    for started in (api(alice, "POST", "/mcp/server/odd/oauth"), alice.post("/mcp/odd/auth", params=params),
+                    alice.post("/mcp/odd/auth/authenticate", params=params)):
+        assert started.status_code == 409, started.text
+        assert started.json()["name"] == "ConflictError"
+
+
 def test_the_original_auth_routes_use_the_same_flow(alice, add_server, auth_server):
     add_server(alice, "remote", {"type": "remote", "url": auth_server.url + "/mcp"})
     params = {"directory": str(alice.repo)}
