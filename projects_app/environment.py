@@ -52,13 +52,15 @@ def _default_branch(cwd: str) -> str | None:
 
 @sandbox.on_behalf
 def vcs_info(*, context) -> dict:
+    """opencode's VcsInfo: `branch` and `default_branch` when there are such, absent otherwise (never null)."""
     if not context.vcs:
-        return {"branch": None, "default_branch": None}
+        return {}
     cwd = paths.confine(context.directory, [context.boundary])
     branch = _git(cwd, "symbolic-ref", "--quiet", "--short", "HEAD")
     if branch is None:
         branch = _git(cwd, "rev-parse", "--short", "HEAD")  # detached HEAD: the commit
-    return {"branch": branch, "default_branch": _default_branch(cwd)}
+    known = {"branch": branch, "default_branch": _default_branch(cwd)}
+    return {key: value for key, value in known.items() if value is not None}
 
 
 # ---- vcs.status / vcs.diff / vcs.patch (FILES helper) -------------------------------------------------

@@ -133,7 +133,7 @@ def model_v2(entry: ProviderEntry, model: dict) -> dict:
                          "output": modalities.get("output") or ["text"]},
         "request": {"headers": without_secrets(model.get("headers") or {}), "body": {}},
         "variants": [],
-        "time": {},
+        "time": {"released": 0},  # 0: no release date known (a configured model without one)
         "cost": [{"input": cost.get("input", 0), "output": cost.get("output", 0),
                   "cache": {"read": cost.get("cache_read", 0), "write": cost.get("cache_write", 0)}}],
         "status": _status(model),

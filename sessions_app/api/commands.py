@@ -48,7 +48,7 @@ def _v2_command(command: dict) -> dict:
     out = {k: command[k] for k in V2_COMMAND_FIELDS if k in command}
     model = parse_model(command.get("model"))
     if model:
-        out["model"] = model
+        out["model"] = {"id": model["modelID"], "providerID": model["providerID"]}  # a ModelRef
     return out
 
 

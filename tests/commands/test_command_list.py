@@ -48,7 +48,7 @@ def test_v2_command_and_skill_lists_carry_the_location(alice):
     assert body["location"]["directory"] == str(alice.repo)
     names = {c["name"]: c for c in body["data"]}
     assert set(names["init"]) <= {"name", "template", "description", "agent", "model", "subtask"}
-    assert names["greet"]["model"] == {"providerID": "fake", "modelID": "fake-model"}
+    assert names["greet"]["model"] == {"id": "fake-model", "providerID": "fake"}  # opencode's ModelRef
     skills = alice.get("/api/skill", params={"directory": str(alice.repo)}).json()
     assert skills["location"]["project"]["directory"] == str(alice.repo)
     lint = next(s for s in skills["data"] if s["name"] == "lint")

@@ -37,9 +37,9 @@ def test_vcs_on_another_branch_without_main(alice):
     repo = make_repo(alice.root / "r2")
     git(repo, "checkout", "-q", "-b", "dev")
     git(repo, "branch", "-q", "-D", "main")
-    assert alice.get("/vcs", params={"directory": str(repo)}).json() == {"branch": "dev", "default_branch": None}
+    assert alice.get("/vcs", params={"directory": str(repo)}).json() == {"branch": "dev"}  # no default: no key
 
 
-def test_vcs_of_a_non_git_directory_is_null(alice):
-    assert alice.get("/vcs").json() == {"branch": None, "default_branch": None}
-    assert alice.get("/api/vcs").json() == {"branch": None, "default_branch": None}
+def test_vcs_of_a_non_git_directory_has_no_branch(alice):
+    assert alice.get("/vcs").json() == {}  # opencode's VcsInfo: absent, never null
+    assert alice.get("/api/vcs").json() == {}
