@@ -7,14 +7,21 @@
 - Answers: the handler's success statuses (what its `return`s name, else 200) and every error the edge and
   the view can give, each in the spec's error shape (`ERROR_STATUSES`, `ApiView.answers`).
 - Operation ids: the view's `operation_ids`; routes that are not DRF views (the event streams) are listed too.
+- Success bodies: what the view declares (`answer_schemas`, by method) where its answer is not opencode's by
+  design; else opencode's, for every route opencode also serves (same method and path), since its clients read
+  them. opencode's are taken from its own /doc (opencode_answers.json, written by
+  scripts/vendor_opencode_answers.py). The tests check every answer a persona receives against /doc
+  (tests/answer_audit.py). Routes of agentserver's own that declare nothing say "any JSON".
 """
 from __future__ import annotations
 
 import ast
 import functools
 import inspect
+import json
 import re
 import textwrap
+from pathlib import Path
 
 from django.urls import URLPattern, URLResolver, get_resolver
 from drf_spectacular.extensions import (
@@ -291,9 +298,10 @@ class OperationIdAutoSchema(AutoSchema):
         inputs = self._inputs()
         successes = sorted(inputs.statuses) or [200]
         responses = {}
+        declared = getattr(self.view, "answer_schemas", {}).get(self.method)
         for status in successes:
-            responses[status] = OpenApiResponse(None if status == 204 else build_basic_type(OpenApiTypes.ANY),
-                                                description="No content" if status == 204 else "Success")
+            schema = None if status == 204 else declared or build_basic_type(OpenApiTypes.ANY)
+            responses[status] = OpenApiResponse(schema, description="No content" if status == 204 else "Success")
         errors = dict(ERROR_STATUSES)
         if any(isinstance(p, AllowAny) or p is AllowAny for p in self.view.get_permissions()):
             errors.pop(401)
@@ -408,6 +416,54 @@ def add_error_shape_and_plain_routes(result, generator, request, public):
             "security": [{"bearerAuth": [], "basicAuth": []}, {"cookieAuth": []}],
             "responses": responses,
         }}
+    return result
+
+
+# Where agentserver's records carry more than opencode's components allow, by design; applied to the vendored
+# components, so every route that answers them says so.
+COMPONENT_EXTENSIONS = {
+    # A file's whole text before and after beside its patch: the seed-era FileDiff the reference still lists
+    # (reference §3.7), which the v1 SDK's FileDiff has.
+    "SnapshotFileDiff": {"properties": {"before": {"type": "string"}, "after": {"type": "string"}}},
+    # A config keeps the keys a user wrote that opencode 1.18 does not know (a newer opencode's, a plugin's),
+    # and a reference's source says its kind ({type: "local", path} / {type: "git", repository}).
+    "Config": {"additionalProperties": True},
+    "ConfigV2ReferenceGit": {"properties": {"type": {"enum": ["git"]}}},
+    "ConfigV2ReferenceLocal": {"properties": {"type": {"enum": ["local"]}}},
+}
+
+
+@functools.cache
+def _opencode_answers() -> dict:
+    vendored = json.loads((Path(__file__).with_name("opencode_answers.json")).read_text())
+    for name, extension in COMPONENT_EXTENSIONS.items():
+        schema = vendored["schemas"][name]
+        schema["properties"] = {**schema.get("properties", {}), **extension.get("properties", {})}
+        if "additionalProperties" in extension:
+            schema["additionalProperties"] = extension["additionalProperties"]
+    return vendored
+
+
+def _route_key(method: str, path: str) -> str:
+    return f"{method.upper()} {re.sub(r'{[^}]+}', '{}', path)}"
+
+
+def state_opencode_answers(result, generator, request, public):
+    """Postprocessing hook: each success body opencode documents for a route it shares with us, and the
+    components those schemas reach. A body the view declared itself stays; a status opencode does not list
+    for the route keeps "any JSON"."""
+    vendored = _opencode_answers()
+    for path, methods in result.get("paths", {}).items():
+        for method, operation in methods.items():
+            answers = vendored["answers"].get(_route_key(method, path))
+            if not answers:
+                continue
+            for status, response in operation.get("responses", {}).items():
+                if status in answers and JSON not in response.get("content", {}):
+                    response.setdefault("content", {})[JSON] = {"schema": answers[status]}
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    for name, schema in vendored["schemas"].items():
+        schemas.setdefault(name, schema)  # the views' own answers refer to them too (Message, Part)
     return result
 
 

@@ -286,7 +286,8 @@ SPECTACULAR_SETTINGS = {
     "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # The error shape every error answer refers to, and the routes spectacular cannot see (the event streams).
-    "POSTPROCESSING_HOOKS": ["agentserver.schema.add_error_shape_and_plain_routes"],
+    "POSTPROCESSING_HOOKS": ["agentserver.schema.add_error_shape_and_plain_routes",
+                             "agentserver.schema.state_opencode_answers"],
 }
 
 LOGGING = {

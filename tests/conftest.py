@@ -15,6 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests import answer_audit
+
 pytest_plugins = ["tests.fakes.fixtures"]
 
 # CI runs the suite twice: the embedded default (SQLite, in-memory layer) and the scaled deployment
@@ -257,7 +259,8 @@ def make_persona(name: str, base_url: str, root: Path | None, *, staff: bool = F
         make_repo(root / "repo")
         roots_add(user=user, path=str(root))
     _, token = token_create(user=user)
-    client = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    client = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30,
+                          event_hooks={"response": [answer_audit.checker(base_url, token)]})
     return Persona(user=user, token=token, root=root.resolve() if root else None, base_url=base_url, client=client)
 
 

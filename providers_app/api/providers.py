@@ -23,8 +23,53 @@ def provider_id_param(value: str) -> str:
     return value
 
 
+_NUMBER = {"type": "number"}
+_MODALITY = {"type": "array", "items": {"enum": ["text", "audio", "image", "video", "pdf"]}}
+# The customer's spec (api.md, "Provider" and "Model") keeps the models.dev shape here; opencode 1.18 answers
+# its internal shape, which GET /config/providers gives.
+MODELS_DEV_MODEL = {
+    "type": "object", "required": ["id", "name", "release_date", "attachment", "reasoning", "temperature",
+                                   "tool_call", "limit", "options"],
+    "properties": {
+        "id": {"type": "string"}, "name": {"type": "string"}, "release_date": {"type": "string"},
+        "attachment": {"type": "boolean"}, "reasoning": {"type": "boolean"}, "temperature": {"type": "boolean"},
+        "tool_call": {"type": "boolean"},
+        "limit": {"type": "object", "required": ["context", "output"],
+                  "properties": {"context": _NUMBER, "output": _NUMBER}},
+        "options": {"type": "object"},
+        "interleaved": {"anyOf": [{"enum": [True]}, {
+            "type": "object", "required": ["field"],
+            "properties": {"field": {"enum": ["reasoning_content", "reasoning_details"]}}}]},
+        "cost": {"type": "object", "required": ["input", "output"], "properties": {
+            "input": _NUMBER, "output": _NUMBER, "cache_read": _NUMBER, "cache_write": _NUMBER,
+            "context_over_200k": {"type": "object", "required": ["input", "output"], "properties": {
+                "input": _NUMBER, "output": _NUMBER, "cache_read": _NUMBER, "cache_write": _NUMBER}}}},
+        "modalities": {"type": "object", "required": ["input", "output"],
+                       "properties": {"input": _MODALITY, "output": _MODALITY}},
+        "experimental": {"type": ["boolean", "object"]},  # models.dev now says {modes: …} for some models
+        "status": {"enum": ["alpha", "beta", "deprecated"]},
+        "headers": {"type": "object", "additionalProperties": {"type": "string"}},
+        "provider": {"type": "object", "required": ["npm"], "properties": {"npm": {"type": "string"}}},
+    },
+}
+MODELS_DEV_PROVIDER_LIST = {
+    "type": "object", "required": ["all", "default", "connected"],
+    "properties": {
+        "all": {"type": "array", "items": {
+            "type": "object", "required": ["id", "name", "env", "models"],
+            "properties": {"id": {"type": "string"}, "name": {"type": "string"},
+                           "env": {"type": "array", "items": {"type": "string"}},
+                           "models": {"type": "object", "additionalProperties": MODELS_DEV_MODEL},
+                           "api": {"type": "string"}, "npm": {"type": "string"}}}},
+        "default": {"type": "object", "additionalProperties": {"type": "string"}},
+        "connected": {"type": "array", "items": {"type": "string"}},
+    },
+}
+
+
 class ProviderListView(ApiView):
     operation_ids = {"GET": "provider.list"}
+    answer_schemas = {"GET": MODELS_DEV_PROVIDER_LIST}
 
     def get(self, request):
         return Response(selectors.provider_list(context=self.context(request)))

@@ -10,6 +10,19 @@ from web_app.assets import describe as web_app
 
 class HealthView(APIView):
     operation_ids = {"GET": "global.health"}
+    # opencode's {healthy, version}, and what an operator needs to know besides: the sandbox and the web app.
+    answer_schemas = {"GET": {
+        "type": "object", "required": ["healthy", "version", "sandbox", "webApp"], "additionalProperties": False,
+        "properties": {
+            "healthy": {"type": "boolean", "enum": [True]},
+            "version": {"type": "string"},
+            "sandbox": {"type": "object", "required": ["mode"], "properties": {
+                "mode": {"enum": ["off", "unavailable", "bwrap"]}, "reason": {"type": "string"},
+                "network": {"enum": ["outbound", "none", "host"]}, "identity": {"enum": ["uid", "shared"]}}},
+            "webApp": {"type": "object", "required": ["version", "pinned", "source", "available"], "properties": {
+                "version": {"type": ["string", "null"]}, "pinned": {"type": ["string", "null"]},
+                "source": {"enum": ["bundled", "directory", "url"]}, "available": {"type": "boolean"}}},
+        }}}
     answers_from_memory = True  # served on the event loop (agentserver/http_handler.py)
     authentication_classes: list = []
     permission_classes = [AllowAny]

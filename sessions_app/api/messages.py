@@ -85,6 +85,7 @@ class PartItemView(ApiView):
 
 class V2SessionMessagesView(ApiView):
     operation_ids = {"GET": "session.message.list"}
+    answer_schemas = {"GET": s.V2_MESSAGE_PAGE}
 
     def get(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
@@ -104,6 +105,7 @@ class V2SessionMessagesView(ApiView):
 
 class V2SessionMessageView(ApiView):
     operation_ids = {"GET": "session.message"}
+    answer_schemas = {"GET": s.V2_MESSAGE}
 
     def get(self, request, sessionID: str, messageID: str):
         session = session_from_path(request, sessionID)

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from agentserver.api import ApiView, IdField, StrictBooleanField, StrictCharField, parse
 from agentserver.errors import BadRequest
+from sessions_app.api import serializers as s
 from sessions_app.api.sessions import session_from_path
 from sessions_app.services import prompting
 from sessions_app.services.shell import session_shell
@@ -83,6 +84,8 @@ def _answer_wire(result) -> dict:
 
 class PromptView(ApiView):
     operation_ids = {"POST": "session.prompt"}
+    # opencode documents an assistant message; with noReply it answers (as we do) the user message it stored.
+    answer_schemas = {"POST": s.MESSAGE_WITH_PARTS}
 
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
@@ -123,6 +126,7 @@ class ShellView(ApiView):
 
 class V2PromptView(ApiView):
     operation_ids = {"POST": "session.prompt"}
+    answer_schemas = {"POST": s.V2_MESSAGE}
 
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)

@@ -1,5 +1,6 @@
-"""Input shapes of the session routes shared by several of their modules (original and v2). Output is
-rendered by sessions_app.wire."""
+"""Input shapes of the session routes shared by several of their modules (original and v2), and the answers
+/doc states for the routes whose answer is not opencode's (agentserver/schema.py). Output is rendered by
+sessions_app.wire."""
 from rest_framework import serializers
 
 from agentserver.api import (
@@ -9,6 +10,23 @@ from agentserver.api import (
     StrictIntegerField,
     directory_validator,
 )
+
+# A message as every message route renders it (sessions_app.wire.message_wire), in opencode's components.
+MESSAGE_WITH_PARTS = {
+    "type": "object", "required": ["info", "parts"], "additionalProperties": False,
+    "properties": {"info": {"$ref": "#/components/schemas/Message"},
+                   "parts": {"type": "array", "items": {"$ref": "#/components/schemas/Part"}}},
+}
+# The v2 session routes take the customer's spec's inputs (a prompt of parts, not opencode 1.19's
+# {text, files, agents}), so they answer with messages as the original routes do, in the v2 envelope.
+V2_MESSAGE = {"type": "object", "required": ["data"], "additionalProperties": False,
+              "properties": {"data": MESSAGE_WITH_PARTS}}
+V2_MESSAGES = {"type": "object", "required": ["data"], "additionalProperties": False,
+               "properties": {"data": {"type": "array", "items": MESSAGE_WITH_PARTS}}}
+V2_MESSAGE_PAGE = {"type": "object", "required": ["data", "cursor"], "additionalProperties": False,
+                   "properties": {"data": {"type": "array", "items": MESSAGE_WITH_PARTS},
+                                  "cursor": {"type": "object", "additionalProperties": False,
+                                             "properties": {"next": {"type": "string"}}}}}
 
 # Bounds keep huge numbers out of 64-bit database columns (an overflow would be a 500).
 MAX_MS = 2**53

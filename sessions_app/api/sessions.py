@@ -208,6 +208,7 @@ class V2SessionTodoView(ApiView):
 
 class V2SessionContextView(ApiView):
     operation_ids = {"GET": "session.context"}
+    answer_schemas = {"GET": s.V2_MESSAGES}
 
     def get(self, request, sessionID: str):
         session = session_from_path(request, sessionID)

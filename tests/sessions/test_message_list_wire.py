@@ -6,8 +6,8 @@ from tests.sessions.helpers import add_message, add_turns, create_session
 def test_the_list_holds_exactly_what_the_message_route_returns(alice):
     session = create_session(alice)
     add_turns(session["id"], 3)
-    add_message(session["id"], texts=("naïve café ☕ \u2028 line", "second part"), _noReply=True,
-                metadata={"nested": {"list": [1, 2.5, None, True]}})
+    nested = {"type": "json_schema", "schema": {"nested": {"list": [1, 2.5, None, True]}}}  # a stored format
+    add_message(session["id"], texts=("naïve café ☕ \u2028 line", "second part"), _noReply=True, format=nested)
     listed = alice.get(f"/session/{session['id']}/message").json()
     assert len(listed) == 7
     for item in listed:
@@ -15,7 +15,7 @@ def test_the_list_holds_exactly_what_the_message_route_returns(alice):
         assert item == single
     last = listed[-1]
     assert "_noReply" not in last["info"]
-    assert last["info"]["metadata"] == {"nested": {"list": [1, 2.5, None, True]}}
+    assert last["info"]["format"] == nested
     assert [p["text"] for p in last["parts"]] == ["naïve café ☕ \u2028 line", "second part"]
 
 
