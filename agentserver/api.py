@@ -184,6 +184,18 @@ def id_param(value: str, prefix: str, label: str) -> str:
     return value
 
 
+def json_integer(value) -> int | None:
+    """A JSON integer as JSON Schema counts one (5 and 5.0 alike: its `integer` is the mathematical value);
+    None for anything else, true and false included."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
 class StrictCharField(serializers.CharField):
     """A JSON string only, as sent: DRF's CharField would quietly turn 5 into "5" and strip spaces."""
 

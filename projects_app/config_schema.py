@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from agentserver.api import json_integer
+
 ACTIONS = ("ask", "allow", "deny")
 MODEL_REF = re.compile(r"^[^/\s]+/\S.*$")
 Issues = list[dict]
@@ -40,7 +42,7 @@ def _number(issues, path, value):
 
 
 def _integer(issues, path, value):
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if json_integer(value) is None or value < 0:
         _expect(issues, path, value, "non-negative integer")
 
 

@@ -34,8 +34,9 @@ def project_wire(project: Project) -> dict:
         body["name"] = project.name
     if project.icon:
         body["icon"] = project.icon
-    if project.commands:
-        body["commands"] = _commands_map(project.commands)
+    start = _commands_map(project.commands).get("start")
+    if start is not None:  # 1.18's ProjectCommands knows only `start`; the v2 list below has every command
+        body["commands"] = {"start": start}
     time = {"created": project.time_created, "updated": project.time_updated}
     if project.time_initialized is not None:
         time["initialized"] = project.time_initialized

@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 import httpx
 from django.db import transaction
 
+from agentserver.api import json_integer
 from agentserver.clock import now_ms
 from agentserver.errors import BadRequest, NotFound
 from providers_app.models import OAuthPending
@@ -71,8 +72,8 @@ def _oauth_method(provider_id: str, index) -> OAuthMethod:
     methods = METHODS.get(provider_id)
     if not methods:
         raise NotFound(f"Provider {provider_id} has no OAuth sign-in; use an API key")
-    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(methods) \
-            or not isinstance(methods[index], OAuthMethod):
+    index = json_integer(index)
+    if index is None or not 0 <= index < len(methods) or not isinstance(methods[index], OAuthMethod):
         raise NotFound(f"Auth method {index!r} of provider {provider_id} is not an OAuth method")
     return methods[index]
 

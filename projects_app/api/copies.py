@@ -3,18 +3,18 @@ original mount, as opencode serves them) over projects_app.copies."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import LocatedView, StrictBooleanField, StrictCharField, parse
+from agentserver.api import LocatedView, StrictBooleanField, StrictCharField, directory_validator, parse
 from projects_app import copies
 
 
 class CopyCreateBody(serializers.Serializer):
     strategy = serializers.ChoiceField(choices=sorted(copies.STRATEGIES))
-    directory = StrictCharField(max_length=4096)
+    directory = StrictCharField(max_length=4096, validators=[directory_validator])
     name = StrictCharField(max_length=255, required=False)
 
 
 class CopyRemoveBody(serializers.Serializer):
-    directory = StrictCharField(max_length=4096)
+    directory = StrictCharField(max_length=4096, validators=[directory_validator])
     force = StrictBooleanField(required=False, default=False)
 
 

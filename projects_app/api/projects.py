@@ -21,14 +21,15 @@ class ProjectIconSerializer(serializers.Serializer):
     override = string(max_length=4096)
 
 
-class ProjectCommandsField(serializers.DictField):
-    child = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=10000)
+class ProjectCommandsSerializer(serializers.Serializer):
+    """opencode's ProjectCommands: the one command it knows; other keys are dropped, as for any body."""
+    start = string(max_length=10000)
 
 
 class ProjectUpdateSerializer(serializers.Serializer):
     name = string(allow_null=True, max_length=255)
     icon = ProjectIconSerializer(required=False, allow_null=True)
-    commands = ProjectCommandsField(required=False, allow_null=True)
+    commands = ProjectCommandsSerializer(required=False, allow_null=True)
 
 
 class ProjectCommandSerializer(serializers.Serializer):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agentserver.api import WHITESPACE
+from agentserver.api import WHITESPACE, json_integer
 from agentserver.errors import BadRequest
 
 LOCAL_KEYS = {"type", "command", "arguments", "environment", "enabled", "timeout", "cwd"}
@@ -49,9 +49,9 @@ def _common(value: dict, path: list) -> dict:
         if not isinstance(enabled, bool):
             raise _bad(path + ["enabled"], "must be a boolean")
         out["enabled"] = enabled
-    timeout = value.get("timeout")
-    if timeout is not None:
-        if isinstance(timeout, bool) or not isinstance(timeout, int) or not 0 < timeout <= MAX_TIMEOUT_MS:
+    if value.get("timeout") is not None:
+        timeout = json_integer(value["timeout"])
+        if timeout is None or not 0 < timeout <= MAX_TIMEOUT_MS:
             raise _bad(path + ["timeout"], f"must be an integer between 1 and {MAX_TIMEOUT_MS} (ms)")
         out["timeout"] = timeout
     return out
@@ -130,10 +130,12 @@ def normalize(value, path: list | None = None) -> dict:
             for key in ("clientId", "clientSecret", "scope", "redirectUri"):
                 if key in oauth and not isinstance(oauth[key], str):
                     raise _bad(path + ["oauth", key], "must be a string")
-            port = oauth.get("callbackPort")
-            if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536):
-                raise _bad(path + ["oauth", "callbackPort"], "must be a port number")
             out["oauth"] = dict(oauth)
+            if oauth.get("callbackPort") is not None:
+                port = json_integer(oauth["callbackPort"])
+                if port is None or not 0 < port < 65536:
+                    raise _bad(path + ["oauth", "callbackPort"], "must be a port number")
+                out["oauth"]["callbackPort"] = port
         elif oauth is not None and oauth is not True:
             raise _bad(path + ["oauth"], "must be an object or false")
         return {**out, **_common(value, path)}

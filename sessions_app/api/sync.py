@@ -11,6 +11,7 @@ from agentserver.api import (
     IdField,
     StrictBooleanField,
     StrictCharField,
+    json_integer,
     parse,
 )
 from agentserver.errors import Forbidden
@@ -86,11 +87,8 @@ class KnownSequenceBody(serializers.Serializer):
         "type": "object", "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}})
 
     def to_internal_value(self, data):
-        # A whole number written 5.0 is the integer 5 in JSON.
-        whole = {key: int(value) if isinstance(value, float) and value.is_integer() else value
-                 for key, value in data.items()}
-        wrong = [key for key, value in whole.items() if isinstance(value, bool) or not isinstance(value, int)
-                 or not 0 <= value < 2**63]
+        whole = {key: json_integer(value) for key, value in data.items()}
+        wrong = [key for key, value in whole.items() if value is None or not 0 <= value < 2**63]
         if wrong:
             raise serializers.ValidationError({key: ["Expected a sequence number (integer ≥ 0)"] for key in wrong})
         return whole

@@ -92,3 +92,14 @@ def test_v2_project_get_and_update_use_string_icon_and_command_list(alice):
         "start": "npm start"}
     bad = alice.patch(f"/api/project/{project_id}", json={"commands": [{"name": 1}]})
     assert bad.status_code == 400
+
+
+def test_the_original_routes_show_only_the_command_opencode_1_18_knows(alice):
+    project_id = alice.get("/project/current", params={"directory": str(alice.repo)}).json()["id"]
+    both = [{"name": "start", "command": "npm start"}, {"name": "build", "command": "npm run build"}]
+    assert alice.patch(f"/api/project/{project_id}", json={"commands": both}).status_code == 200
+    assert alice.get(f"/api/project/{project_id}").json()["commands"] == both
+    assert alice.get("/project/current", params={"directory": str(alice.repo)}).json()["commands"] == {
+        "start": "npm start"}  # ProjectCommands has `start` alone
+    updated = alice.patch(f"/project/{project_id}", json={"commands": {"start": "make", "other": "x"}})
+    assert updated.status_code == 200 and updated.json()["commands"] == {"start": "make"}
