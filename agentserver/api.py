@@ -286,6 +286,51 @@ def page(items: list, next_cursor: str | None) -> Response:
                     headers={"X-Next-Cursor": next_cursor} if next_cursor else None)
 
 
+# ---- answers /doc states for a view's `answer_schemas` (agentserver/schema.py) --------------------------
+
+def ref(component: str) -> dict:
+    """A component of /doc: opencode's (opencode_answers.json) or the document's own."""
+    return {"$ref": f"#/components/schemas/{component}"}
+
+
+def opencode(route: str, status: str = "200") -> dict:
+    """What opencode's document says `route` ("GET /find") answers: the v2 routes answer the original ones'
+    records in their envelopes. agentserver/schema.py puts the schema in its place."""
+    return {OPENCODE_ANSWER: [route, status]}
+
+
+OPENCODE_ANSWER = "x-opencode-answer"
+
+
+def array(items: dict) -> dict:
+    return {"type": "array", "items": items}
+
+
+def record(required: dict, optional: dict | None = None, *, closed: bool = True) -> dict:
+    """An object with these fields (each a schema); `closed`: no other field."""
+    schema = {"type": "object", "required": list(required), "properties": {**required, **(optional or {})}}
+    if closed:
+        schema["additionalProperties"] = False
+    return schema
+
+
+def enveloped(data: dict) -> dict:
+    """A v2 answer: `{data}`."""
+    return record({"data": data})
+
+
+def located(data: dict) -> dict:
+    """A v2 answer that says where it was made (LocatedView): `{location, data}`."""
+    return record({"location": ref("LocationInfo"), "data": data})
+
+
+STRING, NUMBER, INTEGER, BOOLEAN = {"type": "string"}, {"type": "number"}, {"type": "integer"}, {"type": "boolean"}
+NULLABLE_STRING = {"type": ["string", "null"]}
+TRUE = {"type": "boolean", "enum": [True]}
+OBJECT = {"type": "object"}
+TIMES = record({"created": NUMBER, "updated": NUMBER})
+
+
 # ---- routes --------------------------------------------------------------------------------------------
 
 def combine(*views: type[APIView]) -> type[APIView]:

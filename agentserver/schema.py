@@ -448,11 +448,24 @@ def _route_key(method: str, path: str) -> str:
     return f"{method.upper()} {re.sub(r'{[^}]+}', '{}', path)}"
 
 
+def _with_opencode_answers(schema, answers: dict):
+    """`schema` with each api.opencode(route) marker replaced by that route's vendored answer."""
+    if isinstance(schema, dict):
+        if api.OPENCODE_ANSWER in schema:
+            route, status = schema[api.OPENCODE_ANSWER]
+            return answers[route][status]
+        return {key: _with_opencode_answers(value, answers) for key, value in schema.items()}
+    if isinstance(schema, list):
+        return [_with_opencode_answers(value, answers) for value in schema]
+    return schema
+
+
 def state_opencode_answers(result, generator, request, public):
     """Postprocessing hook: each success body opencode documents for a route it shares with us, and the
-    components those schemas reach. A body the view declared itself stays; a status opencode does not list
-    for the route keeps "any JSON"."""
+    components those schemas reach. A body the view declared itself stays (its api.opencode markers filled
+    in); a status opencode does not list for the route keeps "any JSON"."""
     vendored = _opencode_answers()
+    result["paths"] = _with_opencode_answers(result.get("paths", {}), vendored["answers"])
     for path, methods in result.get("paths", {}).items():
         for method, operation in methods.items():
             answers = vendored["answers"].get(_route_key(method, path))

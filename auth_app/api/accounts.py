@@ -3,12 +3,19 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import (
+    BOOLEAN,
+    NUMBER,
+    STRING,
+    TIMES,
+    TRUE,
     ApiView,
     StrictBooleanField,
     StrictCharField,
+    array,
     id_param,
     parse,
     parse_query,
+    record,
 )
 from agentserver.errors import BadRequest
 from auth_app import accounts
@@ -51,8 +58,20 @@ class AccountListQuery(serializers.Serializer):
     serviceID = StrictCharField(max_length=255, required=False)
 
 
+# accounts.account_wire: the secret never, its mask and fingerprint (and an OAuth token's expiry, an API key's
+# metadata) instead.
+ACCOUNT = record(
+    {"id": STRING, "serviceID": STRING, "description": STRING, "active": BOOLEAN, "time": TIMES,
+     "credential": record({"type": {"enum": ["api", "oauth", "wellknown"]}, "masked": STRING, "fingerprint": STRING},
+                          {"expires": NUMBER, "metadata": {"type": "object", "additionalProperties": STRING},
+                           "undecryptable": TRUE})})
+
+
 class AuthListView(ApiView):
     operation_ids = {"GET": "auth.list", "POST": "auth.create"}
+    answer_schemas = {"GET": record({"accounts": array(ACCOUNT),
+                                     "active": {"type": "object", "additionalProperties": STRING}}),
+                      "POST": ACCOUNT}
 
     def get(self, request):
         query = parse_query(AccountListQuery, request)
@@ -73,6 +92,7 @@ class AuthListView(ApiView):
 
 class AuthItemView(ApiView):
     operation_ids = {"GET": "auth.get", "PATCH": "auth.update", "DELETE": "auth.delete"}
+    answer_schemas = {"GET": ACCOUNT, "PATCH": ACCOUNT, "DELETE": TRUE}
 
     def get(self, request, accountID: str):
         account = accounts.account_get(user=request.user, account_id=id_param(accountID, "acc", "account"))
@@ -92,6 +112,7 @@ class AuthItemView(ApiView):
 
 class AuthActivateView(ApiView):
     operation_ids = {"POST": "auth.activate"}
+    answer_schemas = {"POST": ACCOUNT}
 
     def post(self, request, accountID: str):
         account = accounts.account_activate(user=request.user, account_id=id_param(accountID, "acc", "account"))

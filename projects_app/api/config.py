@@ -2,9 +2,15 @@
 layer). Responses are always redacted: secrets are write-only."""
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, V2RequestView, body_object, expected
+from agentserver.api import ApiView, V2RequestView, body_object, expected, ref
 from agentserver.errors import BadRequest
-from projects_app.config import config_update, effective_config, global_config_get, global_config_update, redact
+from projects_app.config import (
+    config_update,
+    effective_config,
+    global_config_get,
+    global_config_update,
+    redact,
+)
 
 
 class ConfigView(ApiView):
@@ -20,6 +26,7 @@ class ConfigView(ApiView):
 
 class V2ConfigView(V2RequestView, ConfigView):
     operation_ids = {"GET": "config.get", "PATCH": "config.update"}
+    answer_schemas = {"GET": ref("Config"), "PATCH": ref("Config")}
 
     def patch(self, request):
         body = request.data

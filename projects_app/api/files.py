@@ -11,6 +11,8 @@ from agentserver.api import (
     LocatedView,
     StrictCharField,
     StrictIntegerField,
+    located,
+    opencode,
     parse,
     parse_query,
 )
@@ -66,6 +68,7 @@ class FindTextQuery(serializers.Serializer):
 
 class V2FileView(LocatedView):
     operation_ids = {"GET": "fs.file"}
+    answer_schemas = {"GET": located(opencode("GET /file/content"))}
     answers = (413,)
 
     def get(self, request):
@@ -75,6 +78,7 @@ class V2FileView(LocatedView):
 
 class V2TreeView(LocatedView):
     operation_ids = {"GET": "fs.tree"}
+    answer_schemas = {"GET": located(opencode("GET /file"))}
 
     def get(self, request):
         query = parse_query(TreeQuery, request)
@@ -83,6 +87,7 @@ class V2TreeView(LocatedView):
 
 class V2SearchView(LocatedView):
     operation_ids = {"POST": "fs.search"}
+    answer_schemas = {"POST": located(opencode("GET /find/file"))}
 
     def post(self, request):
         body = parse(SearchBody, request.data)
@@ -93,6 +98,7 @@ class V2SearchView(LocatedView):
 
 class V2GrepView(LocatedView):
     operation_ids = {"POST": "fs.grep"}
+    answer_schemas = {"POST": located(opencode("GET /find"))}
 
     def post(self, request):
         body = parse(GrepBody, request.data)

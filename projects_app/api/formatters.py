@@ -1,7 +1,7 @@
 """formatter.status on both mounts: the directory's formatters and whether each would run after an edit."""
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, LocatedView
+from agentserver.api import ApiView, LocatedView, located, opencode
 from projects_app.formatters import formatter_status
 
 
@@ -14,6 +14,7 @@ class FormatterView(ApiView):
 
 class V2FormatterView(LocatedView):
     operation_ids = {"GET": "formatter.status"}
+    answer_schemas = {"GET": located(opencode("GET /formatter"))}
 
     def get(self, request):
         return self.located(request, formatter_status(context=self.context(request)))

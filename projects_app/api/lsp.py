@@ -1,7 +1,7 @@
 """lsp.status on both mounts: the language servers this directory's edits started, with their root and state."""
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, LocatedView
+from agentserver.api import ApiView, LocatedView, located, opencode
 from projects_app.lsp.service import lsp_status
 
 
@@ -14,6 +14,7 @@ class LspView(ApiView):
 
 class V2LspView(LocatedView):
     operation_ids = {"GET": "lsp.status"}
+    answer_schemas = {"GET": located(opencode("GET /lsp"))}
 
     def get(self, request):
         return self.located(request, lsp_status(context=self.context(request)))

@@ -3,7 +3,16 @@ and project.list, project.get, project.update (v2, server kind)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import PATH_MAX_LENGTHS, ApiView, StrictCharField, parse
+from agentserver.api import (
+    PATH_MAX_LENGTHS,
+    STRING,
+    ApiView,
+    StrictCharField,
+    array,
+    parse,
+    record,
+    ref,
+)
 from agentserver.errors import BadRequest, NotFound
 from projects_app import projects
 from projects_app.git_init import project_init_git
@@ -95,8 +104,15 @@ class ProjectDirectoriesView(ApiView):
         return Response(projects.project_directories(user=request.user, project_id=projectID))
 
 
+# projects.project_wire_v2: opencode's Project with the icon as a string and every command as {name, command}.
+PROJECT_V2 = record({"id": STRING, "worktree": STRING, "time": ref("ProjectTime"), "sandboxes": array(STRING),
+                     "commands": array(record({"name": STRING, "command": STRING}))},
+                    {"vcs": ref("ProjectVcs"), "name": STRING, "icon": STRING})
+
+
 class V2ProjectListView(ApiView):
     operation_ids = {"GET": "project.list"}
+    answer_schemas = {"GET": array(PROJECT_V2)}
 
     def get(self, request):
         return Response([projects.project_wire_v2(p) for p in projects.project_list(user=request.user)])
@@ -104,6 +120,7 @@ class V2ProjectListView(ApiView):
 
 class V2ProjectView(ApiView):
     operation_ids = {"GET": "project.get", "PATCH": "project.update"}
+    answer_schemas = {"GET": PROJECT_V2, "PATCH": PROJECT_V2}
 
     def get(self, request, projectID: str):
         project = projects.project_get(user=request.user, project_id=project_id_param(projectID))

@@ -6,13 +6,21 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import (
+    BOOLEAN,
+    NUMBER,
+    STRING,
     WHITESPACE,
     ApiView,
     LocatedView,
     StrictCharField,
     V2RequestView,
+    array,
+    located,
+    opencode,
     parse,
     parse_query,
+    record,
+    ref,
 )
 from projects_app import environment
 
@@ -88,6 +96,7 @@ class VcsApplyView(ApiView):
 
 class V2VcsView(V2RequestView):
     operation_ids = {"GET": "vcs.get"}
+    answer_schemas = {"GET": ref("VcsInfo")}
 
     def get(self, request):
         return Response(environment.vcs_info(context=self.context(request)))
@@ -95,6 +104,9 @@ class V2VcsView(V2RequestView):
 
 class V2VcsStatusView(LocatedView):
     operation_ids = {"GET": "vcs.status"}
+    answer_schemas = {"GET": located(array(record({
+        "path": STRING, "additions": NUMBER, "deletions": NUMBER,
+        "status": {"enum": ["added", "modified", "deleted", "untracked"]}})))}
 
     def get(self, request):
         return self.located(request, environment.vcs_status(context=self.context(request)))
@@ -102,6 +114,7 @@ class V2VcsStatusView(LocatedView):
 
 class V2VcsDiffView(LocatedView):
     operation_ids = {"GET": "vcs.diff"}
+    answer_schemas = {"GET": located(opencode("GET /vcs/diff"))}  # format=patch: text/x-diff
 
     def get(self, request):
         query = parse_query(V2DiffQuery, request)
@@ -113,6 +126,7 @@ class V2VcsDiffView(LocatedView):
 
 class V2VcsPatchView(LocatedView):
     operation_ids = {"POST": "vcs.patch"}
+    answer_schemas = {"POST": located(record({"applied": BOOLEAN, "files": array(STRING)}))}
     answers = (409,)
 
     def post(self, request):

@@ -7,14 +7,23 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import (
+    BOOLEAN,
+    INTEGER,
+    NULLABLE_STRING,
+    NUMBER,
+    OBJECT,
+    STRING,
+    TIMES,
     ApiView,
     IdField,
     StrictBooleanField,
     StrictCharField,
+    array,
     directory_validator,
     id_param,
     parse,
     parse_query,
+    record,
 )
 from agentserver.errors import BadRequest
 from projects_app import workspaces
@@ -49,8 +58,23 @@ class WorkspaceDeleteQuery(serializers.Serializer):
     removeFiles = serializers.BooleanField(required=False, default=False)
 
 
+# workspaces.workspace_wire: 1.18's Workspace, and our metadata, archived, createdByServer and times.
+WORKSPACE = record({"id": STRING, "type": STRING, "name": STRING, "branch": NULLABLE_STRING,
+                    "directory": NULLABLE_STRING, "extra": {"type": ["object", "null"]}, "projectID": STRING,
+                    "timeUsed": NUMBER, "metadata": OBJECT, "archived": BOOLEAN, "createdByServer": BOOLEAN,
+                    "time": TIMES})
+WORKSPACE_REMOVED = {"allOf": [{**WORKSPACE, "additionalProperties": True}, record(
+    {"removed": record({"registration": BOOLEAN, "files": BOOLEAN, "sessionsDetached": INTEGER})}, closed=False)]}
+WORKSPACE_STATUS = record({"workspaceID": STRING, "id": STRING, "directory": STRING, "exists": BOOLEAN,
+                           "status": STRING},
+                          {"branch": NULLABLE_STRING, "dirty": {"type": ["integer", "null"]},
+                           "ahead": {"type": ["integer", "null"]}, "behind": {"type": ["integer", "null"]},
+                           "error": STRING}, closed=False)
+
+
 class WorkspaceListView(ApiView):
     operation_ids = {"GET": "workspace.list", "POST": "workspace.create"}
+    answer_schemas = {"GET": array(WORKSPACE), "POST": WORKSPACE}
     answers = (409,)
 
     def get(self, request):
@@ -69,6 +93,7 @@ class WorkspaceListView(ApiView):
 
 class WorkspaceItemView(ApiView):
     operation_ids = {"GET": "workspace.get", "PATCH": "workspace.update", "DELETE": "workspace.delete"}
+    answer_schemas = {"GET": WORKSPACE, "PATCH": WORKSPACE, "DELETE": WORKSPACE_REMOVED}
     answers = (409,)  # removeFiles on a directory the server did not create
 
     def get(self, request, workspaceID: str):
@@ -92,6 +117,7 @@ class WorkspaceItemView(ApiView):
 
 class WorkspaceStatusView(ApiView):
     operation_ids = {"GET": "workspace.status"}
+    answer_schemas = {"GET": array(WORKSPACE_STATUS)}
 
     def get(self, request):
         return Response(workspaces.workspace_status(user=request.user))
@@ -99,6 +125,8 @@ class WorkspaceStatusView(ApiView):
 
 class WorkspaceSyncView(ApiView):
     operation_ids = {"POST": "workspace.sync"}
+    answer_schemas = {"POST": record({"pruned": array(STRING), "registered": array(WORKSPACE),
+                                          "workspaces": array(WORKSPACE)}, closed=False)}
 
     def post(self, request):
         return Response(workspaces.workspace_sync(user=request.user))

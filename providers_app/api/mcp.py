@@ -4,7 +4,21 @@ from django.core.validators import RegexValidator
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, StrictCharField, V2RequestView, parse, parse_query
+from agentserver.api import (
+    BOOLEAN,
+    INTEGER,
+    OBJECT,
+    STRING,
+    ApiView,
+    StrictCharField,
+    V2RequestView,
+    array,
+    opencode,
+    parse,
+    parse_query,
+    record,
+    ref,
+)
 from providers_app.mcp import configs, oauth, registry, switch
 
 NAME_PARAM = {"name": configs.NAME_PATTERN}  # what _name() takes, for /doc
@@ -55,8 +69,18 @@ class McpStatusView(ApiView):
         return Response(registry.status_map(context=context))
 
 
+# registry.server_list / server_create: a server, how it is connected and whether it is signed in.
+MCP_SERVER = record({"name": STRING, "type": STRING, "source": STRING, "status": STRING,
+                     "auth": {"enum": ["none", "authenticated", "unauthenticated"]}},
+                    {"error": STRING, "tools": INTEGER})
+MCP_PROMPT = record({"name": STRING, "client": STRING, "server": STRING,
+                     "arguments": array(record({"name": STRING, "required": BOOLEAN}, {"description": STRING}))},
+                    {"description": STRING})
+
+
 class V2ServerView(V2RequestView):
     operation_ids = {"GET": "mcp.server.list", "POST": "mcp.server.create"}
+    answer_schemas = {"GET": array(MCP_SERVER), "POST": MCP_SERVER}
     answers = (409,)
 
     def get(self, request):
@@ -70,6 +94,7 @@ class V2ServerView(V2RequestView):
 
 class V2PromptListView(V2RequestView):
     operation_ids = {"GET": "mcp.prompt.list"}
+    answer_schemas = {"GET": array(MCP_PROMPT)}
     answers = (409,)
 
     def get(self, request):
@@ -78,6 +103,8 @@ class V2PromptListView(V2RequestView):
 
 class V2PromptRenderView(V2RequestView):
     operation_ids = {"POST": "mcp.prompt.render"}
+    answer_schemas = {"POST": record({"messages": array(record({"role": STRING, "content": OBJECT})),
+                                       "text": STRING}, {"description": STRING})}
     answers = (409,)
 
     def post(self, request):
@@ -88,6 +115,7 @@ class V2PromptRenderView(V2RequestView):
 
 class V2ResourceListView(V2RequestView):
     operation_ids = {"GET": "mcp.resource.list"}
+    answer_schemas = {"GET": array(ref("McpResource"))}
     answers = (409,)
 
     def get(self, request):
@@ -96,6 +124,7 @@ class V2ResourceListView(V2RequestView):
 
 class V2ResourceReadView(V2RequestView):
     operation_ids = {"GET": "mcp.resource.read"}
+    answer_schemas = {"GET": record({"contents": array(OBJECT)})}
     answers = (409,)
 
     def get(self, request):
@@ -132,11 +161,13 @@ class V2OAuthView(McpAuthView):
     """The v2 mount of mcp.auth.start/remove: the same handlers, with a workspace in the context."""
 
     operation_ids = {"POST": "mcp.server.oauth.start", "DELETE": "mcp.server.oauth.delete"}
+    answer_schemas = {"POST": opencode("POST /mcp/{}/auth"), "DELETE": opencode("DELETE /mcp/{}/auth")}
     allow_workspace = True
 
 
 class V2OAuthCallbackView(McpAuthCallbackView):
     operation_ids = {"POST": "mcp.server.oauth.callback"}
+    answer_schemas = {"POST": opencode("POST /mcp/{}/auth/callback")}
     allow_workspace = True
 
 

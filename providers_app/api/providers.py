@@ -5,11 +5,14 @@ from rest_framework.response import Response
 
 from agentserver.api import (
     PATH_MAX_LENGTHS,
+    STRING,
     ApiView,
     StrictCharField,
     StrictIntegerField,
     V2RequestView,
+    array,
     parse,
+    record,
 )
 from agentserver.errors import BadRequest
 from providers_app import oauth, selectors
@@ -143,8 +146,12 @@ class V2ModelListView(V2RequestView):
         return Response({"location": context.location(), "data": selectors.model_list_v2(context=context)})
 
 
+CATALOG_MODEL = {"allOf": [MODELS_DEV_MODEL, record({"providerID": STRING}, closed=False)]}
+
+
 class CatalogModelListView(ApiView):
     operation_ids = {"GET": "catalog.model.list"}
+    answer_schemas = {"GET": array(CATALOG_MODEL)}
 
     def get(self, request):
         return Response(selectors.catalog_model_list())
@@ -152,6 +159,7 @@ class CatalogModelListView(ApiView):
 
 class CatalogModelView(ApiView):
     operation_ids = {"GET": "catalog.model.get"}
+    answer_schemas = {"GET": CATALOG_MODEL}
 
     def get(self, request, providerID: str, modelID: str):
         return Response(selectors.catalog_model_get(provider_id=provider_id_param(providerID), model_id=modelID))

@@ -2,7 +2,7 @@
 records; the v2 mounts wrap them in {location, data} like the reference's /api routes."""
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, V2RequestView, id_param, parse
+from agentserver.api import ApiView, V2RequestView, id_param, opencode, parse
 from agentserver.errors import BadRequest
 from pty_app import selectors, services, tickets
 from pty_app.api.serializers import (
@@ -88,6 +88,7 @@ class V2PtyCollectionView(V2RequestView):
 
 class V2PtyItemView(V2RequestView):
     operation_ids = {"GET": "pty.get", "PATCH": "pty.update", "PUT": "pty.update", "DELETE": "pty.delete"}
+    answer_schemas = {"PATCH": opencode("PUT /api/pty/{}")}  # PATCH: the customer's spelling of PUT
 
     def get(self, request, ptyID):
         row = selectors.pty_get(user=request.user, pty_id=_pty_id(ptyID))

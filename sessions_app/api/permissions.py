@@ -6,12 +6,14 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import (
+    BOOLEAN,
     ApiView,
     IdField,
     LocatedView,
     StrictCharField,
     V2RequestView,
     id_param,
+    opencode,
     parse,
     parse_query,
 )
@@ -82,10 +84,12 @@ class PermissionRespondView(ApiView):
 
 class V2PermissionListView(V2RequestView, PermissionListView):
     operation_ids = {"GET": "permission.list"}
+    answer_schemas = {"GET": opencode("GET /permission")}
 
 
 class V2PermissionReplyView(V2RequestView, PermissionReplyView):
     operation_ids = {"POST": "permission.reply"}
+    answer_schemas = {"POST": BOOLEAN}
     id_kwarg = "permissionID"
 
     def body(self, data) -> dict:

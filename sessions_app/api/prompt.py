@@ -10,7 +10,16 @@ from __future__ import annotations
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, IdField, StrictBooleanField, StrictCharField, parse
+from agentserver.api import (
+    ApiView,
+    IdField,
+    StrictBooleanField,
+    StrictCharField,
+    enveloped,
+    parse,
+    record,
+    ref,
+)
 from agentserver.errors import BadRequest
 from sessions_app.api import serializers as s
 from sessions_app.api.sessions import session_from_path
@@ -140,6 +149,8 @@ class V2PromptView(ApiView):
 
 class V2WaitView(ApiView):
     operation_ids = {"POST": "session.wait"}
+    answer_schemas = {"POST": enveloped(record({"session": ref("SessionV2Info"),
+                                                    "message": {"anyOf": [s.MESSAGE_WITH_PARTS, {"type": "null"}]}}))}
 
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)

@@ -4,11 +4,13 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import (
+    BOOLEAN,
     ApiView,
     LocatedView,
     StrictCharField,
     V2RequestView,
     id_param,
+    opencode,
     parse,
 )
 from sessions_app.api.serializers import spec_response
@@ -55,10 +57,12 @@ class QuestionRejectView(ApiView):
 
 class V2QuestionListView(V2RequestView, QuestionListView):
     operation_ids = {"GET": "question.list"}
+    answer_schemas = {"GET": opencode("GET /question")}
 
 
 class V2QuestionReplyView(V2RequestView, QuestionReplyView):
     operation_ids = {"POST": "question.reply"}
+    answer_schemas = {"POST": BOOLEAN}
     id_kwarg = "questionID"
 
     def body(self, data) -> dict:
@@ -67,6 +71,7 @@ class V2QuestionReplyView(V2RequestView, QuestionReplyView):
 
 class V2QuestionRejectView(V2RequestView, QuestionRejectView):
     operation_ids = {"POST": "question.reject"}
+    answer_schemas = {"POST": BOOLEAN}
     id_kwarg = "questionID"
 
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, IdField, StrictBooleanField, parse, parse_query
+from agentserver.api import (
+    ApiView,
+    IdField,
+    StrictBooleanField,
+    array,
+    enveloped,
+    parse,
+    parse_query,
+    ref,
+)
 from sessions_app.api.sessions import session_from_path
 from sessions_app.runtime import session_diff
 from sessions_app.services import revert as revert_service
@@ -59,6 +68,7 @@ class DiffView(ApiView):
 
 class V2DiffView(ApiView):
     operation_ids = {"GET": "session.diff"}
+    answer_schemas = {"GET": enveloped(array(ref("SnapshotFileDiff")))}
 
     def get(self, request, sessionID: str):
         return Response({"data": diffs_of(request, sessionID)})

@@ -10,11 +10,14 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import (
+    BOOLEAN,
     ApiView,
     V2RequestView,
     decode_cursor,
     encode_cursor,
+    enveloped,
     id_param,
+    opencode,
     page,
     parse,
     parse_query,
@@ -181,6 +184,7 @@ class V2SessionActiveView(ApiView):
 
 class V2SessionItemView(ApiView):
     operation_ids = {"GET": "session.get", "PATCH": "session.update", "DELETE": "session.delete"}
+    answer_schemas = {"PATCH": opencode("GET /api/session/{}"), "DELETE": enveloped(BOOLEAN)}
 
     def get(self, request, sessionID: str):
         return Response({"data": session_wire_v2(session_from_path(request, sessionID))})
@@ -200,6 +204,7 @@ class V2SessionItemView(ApiView):
 
 class V2SessionTodoView(ApiView):
     operation_ids = {"GET": "session.todo"}
+    answer_schemas = {"GET": enveloped(opencode("GET /session/{}/todo"))}
 
     def get(self, request, sessionID: str):
         session = session_from_path(request, sessionID)

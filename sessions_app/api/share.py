@@ -6,6 +6,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from agentserver.api import NUMBER, OBJECT, STRING, array, record
 from agentserver.errors import NotFound
 from sessions_app.store import sharing
 
@@ -34,8 +35,20 @@ class SharePageView(_PublicView):
         return response
 
 
+# sharing.share_document: the conversation, redacted, without the assistant's paths (they name the owner's home).
+SHARED = record({
+    "session": record({"id": STRING, "slug": STRING, "title": STRING, "version": STRING,
+                       "time": record({"created": NUMBER, "updated": NUMBER}), "cost": NUMBER, "tokens": OBJECT},
+                      {"summary": OBJECT}),
+    "messages": array(record({
+        "info": record({"id": STRING, "sessionID": STRING, "role": {"enum": ["user", "assistant"]}}, closed=False),
+        "parts": array(OBJECT)})),
+})
+
+
 class ShareDataView(_PublicView):
     operation_ids = {"GET": "share.data"}
+    answer_schemas = {"GET": SHARED}
 
     def get(self, request, shareID: str):
         return Response(self.document(shareID), headers=_no_index())
