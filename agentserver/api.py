@@ -293,13 +293,13 @@ def ref(component: str) -> dict:
     return {"$ref": f"#/components/schemas/{component}"}
 
 
+OPENCODE_ANSWER = "x-opencode-answer"
+
+
 def opencode(route: str, status: str = "200") -> dict:
     """What opencode's document says `route` ("GET /find") answers: the v2 routes answer the original ones'
     records in their envelopes. agentserver/schema.py puts the schema in its place."""
     return {OPENCODE_ANSWER: [route, status]}
-
-
-OPENCODE_ANSWER = "x-opencode-answer"
 
 
 def array(items: dict) -> dict:

@@ -7,8 +7,8 @@
 - Answers: the handler's success statuses (what its `return`s name, else 200) and every error the edge and
   the view can give, each in the spec's error shape (`ERROR_STATUSES`, `ApiView.answers`).
 - Operation ids: the view's `operation_ids`; routes that are not DRF views (the event streams) are listed too.
-- Success bodies: what the view declares (`answer_schemas`, by method) where its answer is not opencode's by
-  design; else opencode's, for every route opencode also serves (same method and path), since its clients read
+- Success bodies: what the view declares (`answer_schemas`, by method; `answer_media_types` for an answer
+  that may come as something else than JSON) where its answer is not opencode's by design; else opencode's, for every route opencode also serves (same method and path), since its clients read
   them. opencode's are taken from its own /doc (opencode_answers.json, written by
   scripts/vendor_opencode_answers.py). The tests check every answer a persona receives against /doc
   (tests/answer_audit.py). Routes of agentserver's own that declare nothing say "any JSON".
@@ -315,6 +315,10 @@ class OperationIdAutoSchema(AutoSchema):
 
     def _get_response_for_code(self, serializer, status_code, media_types=None, direction="response"):
         response = super()._get_response_for_code(serializer, status_code, [JSON], direction)
+        if status_code.startswith("2"):
+            # A view that can answer its success in another form too (a diff as text/x-diff) says which.
+            others = getattr(self.view, "answer_media_types", {}).get(self.method, {})
+            response.setdefault("content", {}).update({media: {"schema": schema} for media, schema in others.items()})
         if status_code == "401":
             response["headers"] = {"WWW-Authenticate": {"schema": {"type": "string"}, "required": True}}
         if status_code == "400":

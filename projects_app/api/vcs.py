@@ -114,7 +114,8 @@ class V2VcsStatusView(LocatedView):
 
 class V2VcsDiffView(LocatedView):
     operation_ids = {"GET": "vcs.diff"}
-    answer_schemas = {"GET": located(opencode("GET /vcs/diff"))}  # format=patch: text/x-diff
+    answer_schemas = {"GET": located(opencode("GET /vcs/diff"))}
+    answer_media_types = {"GET": {"text/x-diff": {"type": "string"}}}  # format=patch: the diff itself
 
     def get(self, request):
         query = parse_query(V2DiffQuery, request)
