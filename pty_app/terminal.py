@@ -133,6 +133,7 @@ class Terminal:
         self.loop = loop
         self.ready = asyncio.Event()
         spec = self.spec
+        # spec.argv is sandbox.prepare's launch (pty_app/services.py): the user's shell inside their sandbox.
         self.proc = PtyProcess.spawn(spec.argv, cwd=spec.cwd, env=spec.env, dimensions=(spec.rows, spec.cols),
                                      preexec_fn=_die_with_parent)
         # ptyprocess sleeps 0.1 s in close() and terminate(); we reap ourselves and never want the loop to sleep.

@@ -7,7 +7,7 @@ if [[ "${DATABASE_URL:-}" == postgres* ]]; then export SECRET_KEY="${SECRET_KEY:
 ./scripts/setup.sh
 if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
-    || echo "warning: could not install chromium; the browser test will be skipped"
+    || echo "warning: could not install chromium; the browser tests will fail"
 fi
 # The two-host tests (tests/hosts, PostgreSQL + Redis only) start a real nginx from deploy/ and give each simulated
 # host its own wall clock with libfaketime (plus a small preload built with cc): Debian's nginx-light, faketime, gcc.

@@ -87,6 +87,7 @@ class ThrowawayServer:
                "XDG_CACHE_HOME": str(home / ".cache"), "XDG_STATE_HOME": str(home / ".local/state"),
                "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1",
                "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1"}
+        # Server-owned: the pinned opencode binary in .tools/, in a throwaway home; no user's files.
         self.process = subprocess.Popen(
             [str(self.binary), "serve", "--hostname", "127.0.0.1", "--port", str(self.port)],
             cwd=home, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
@@ -152,6 +153,7 @@ def install(*, binary: Path, target: Path, expect_version: str | None) -> dict:
         if expect_version and version != expect_version:
             raise InstallError(f"{binary} embeds web app {version}; agentserver pins {expect_version} "
                                "(AGENTSERVER_WEB_APP_VERSION)")
+        # Server-owned, as above.
         released = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60,
                                   env={"PATH": os.environ.get("PATH", ""), "HOME": tempfile.gettempdir()})
         info = {"version": version, "files": len(paths),

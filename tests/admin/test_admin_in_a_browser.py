@@ -20,7 +20,12 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 SECRET = "sk-browser-SECRET-9f8e7d6c5b4a3210"
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+
+
+@pytest.fixture(autouse=True)
+def chromium_installed():
+    # Never a skip: scripts/test.sh installs Debian's chromium, so a missing browser is a broken set-up.
+    assert CHROMIUM is not None, "chromium is missing: scripts/test.sh installs Debian's package"
 
 
 class Page:

@@ -58,6 +58,9 @@ def test_malformed_configs_are_400(alice):
         {"type": "remote", "url": "http://x", "oauth": "yes"},
         {"type": "remote", "url": "http://x", "oauth": {"clientId": 5}},
         {"type": "remote", "url": "http://x", "timeout": 0},
+        {"type": "remote", "url": "http://x", "timeout": 7.5},
+        {"type": "remote", "url": "http://x", "timeout": True},
+        {"type": "remote", "url": "http://x", "oauth": {"callbackPort": 80.5}},
         {"type": "other"},
         "local",
         None,
@@ -103,3 +106,15 @@ def test_the_original_add_route_returns_the_status_map(alice):
     assert response.status_code == 200 and response.json() == {"calc": {"status": "connected"}}
     bad = alice.post("/mcp", params={"directory": str(alice.repo)}, json={"name": "x", "config": {"type": "x"}})
     assert bad.status_code == 400
+
+
+def test_a_whole_number_written_with_a_fraction_is_an_integer(alice):
+    """JSON Schema's integer is the mathematical value: 5000.0 is the timeout 5000, stored as an int."""
+    config = {"type": "remote", "url": "http://127.0.0.1:9/mcp", "timeout": 5000.0,
+              "oauth": {"callbackPort": 19876.0}}
+    response = api(alice, "POST", "/mcp/server", json={"name": "whole", "config": config})
+    assert response.status_code == 200, response.text
+    from providers_app.mcp import configs
+    clean = configs.normalize(config)
+    assert clean["timeout"] == 5000 and type(clean["timeout"]) is int
+    assert clean["oauth"] == {"callbackPort": 19876} and type(clean["oauth"]["callbackPort"]) is int

@@ -28,6 +28,7 @@ class Command(BaseCommand):
             return
         binary = Path(binary) if binary else opencode_binary()
         if binary is None and npm and shutil.which("npm"):
+            # Server-owned: npm installs the pinned package into the checkout's .tools/.
             subprocess.run(["npm", "install", "--prefix", str(settings.BASE_DIR / ".tools"), "--no-audit",
                             "--no-fund", "--loglevel=error", f"opencode-ai@{settings.OPENCODE_NPM_VERSION}"],
                            check=False, stdout=subprocess.DEVNULL)
