@@ -3,8 +3,10 @@ with their transcript; shares revocable; PTY rows killable only through the PTY 
 import re
 
 import pytest
+from django.contrib.admin.utils import quote
 from django.contrib.auth import get_user_model
 from django.test import Client
+from django.urls import reverse
 
 from auth_app.accounts import active_credential
 from auth_app.models import AllowedRoot, ApiToken, AuthAccount
@@ -17,6 +19,12 @@ PAGES = ["/admin/", "/admin/auth/user/", "/admin/auth_app/apitoken/", "/admin/au
          "/admin/auth_app/authaccount/add/", "/admin/projects_app/project/", "/admin/projects_app/workspace/",
          "/admin/sessions_app/session/", "/admin/sessions_app/share/", "/admin/sessions_app/permissionrequest/",
          "/admin/pty_app/pty/"]
+
+
+def _admin_url(obj, view: str = "change") -> str:
+    """The admin's own URL for a row: it escapes "_" in a key (acc_22… would otherwise read as acc"…)."""
+    meta = obj._meta
+    return reverse(f"admin:{meta.app_label}_{meta.model_name}_{view}", args=[quote(obj.pk)])
 
 
 def test_every_page_opens_for_staff(staff_client):
@@ -42,8 +50,8 @@ def test_create_token_action_shows_the_token_once(staff_client):
     assert token_lookup(secret).user == user
     # never again: the token's pages show only its prefix
     token = ApiToken.objects.get(user=user)
-    assert secret not in staff_client.get(f"/admin/auth_app/apitoken/{token.pk}/change/").content.decode()
-    assert secret not in staff_client.get(f"/admin/auth/user/{user.pk}/change/").content.decode()
+    assert secret not in staff_client.get(_admin_url(token)).content.decode()
+    assert secret not in staff_client.get(_admin_url(user)).content.decode()
 
 
 def test_revoke_action_revokes(staff_client):
@@ -57,7 +65,7 @@ def test_revoke_action_revokes(staff_client):
 
 def test_user_roots_are_edited_inline(staff_client, tmp_path):
     user = get_user_model().objects.create_user(username="finn")
-    page = staff_client.get(f"/admin/auth/user/{user.pk}/change/").content.decode()
+    page = staff_client.get(_admin_url(user)).content.decode()
     assert "roots-TOTAL_FORMS" in page
 
 
@@ -75,18 +83,19 @@ def test_auth_account_secret_is_write_only(staff_client, staff):
     assert SECRET not in account.ciphertext
     assert active_credential(staff, "openai") == {"type": "api", "key": SECRET}
 
-    change = staff_client.get(f"/admin/auth_app/authaccount/{account.pk}/change/").content.decode()
+    change = staff_client.get(_admin_url(account)).content.decode()
     listing = staff_client.get("/admin/auth_app/authaccount/").content.decode()
     assert "sk-…cdef" in change and "sk-…cdef" in listing
+    assert f'href="{_admin_url(account)}"' in listing  # the listing links to the page read above
     assert SECRET not in change and SECRET not in listing
     assert 'type="password"' in change and 'value="sk-' not in change
 
     # saving without a new key keeps the old one; a new key replaces it
-    staff_client.post(f"/admin/auth_app/authaccount/{account.pk}/change/",
+    staff_client.post(_admin_url(account),
                       _account_form(description="renamed", secret=""))
     assert active_credential(staff, "openai")["key"] == SECRET
     assert AuthAccount.objects.get(pk=account.pk).description == "renamed"
-    staff_client.post(f"/admin/auth_app/authaccount/{account.pk}/change/", _account_form(secret="sk-new-key-000000000000wxyz"))
+    staff_client.post(_admin_url(account), _account_form(secret="sk-new-key-000000000000wxyz"))
     assert active_credential(staff, "openai")["key"] == "sk-new-key-000000000000wxyz"
 
 
@@ -114,11 +123,11 @@ def _session(owner) -> Session:
 
 def test_session_page_shows_a_read_only_escaped_transcript(staff_client, staff):
     session = _session(staff)
-    page = staff_client.get(f"/admin/sessions_app/session/{session.pk}/change/").content.decode()
+    page = staff_client.get(_admin_url(session)).content.decode()
     assert "&lt;b&gt;please fix the bug&lt;/b&gt;" in page
     assert "a.txt" in page and "bash" in page
     assert 'name="title"' not in page  # read-only
-    assert staff_client.post(f"/admin/sessions_app/session/{session.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert staff_client.post(_admin_url(session, "delete"), {"post": "yes"}).status_code == 403
 
 
 def test_share_revoke_goes_through_the_sharing_service(staff_client, staff):
