@@ -23,6 +23,7 @@ from agentserver.bus import BUS, GLOBAL, V2, Subscriber, server_event
 from agentserver.context import RuntimeContext
 from agentserver.errors import ApiError, TooManyRequests, error_response
 from agentserver.models import EventLog
+from agentserver.numerals import decimal
 
 log = logging.getLogger(__name__)
 REPLAY_LIMIT = 5000
@@ -54,9 +55,8 @@ def _replay(subscriber: Subscriber, last_event_id: str) -> tuple[list[bus.Event]
     Unknown ids and ids older than the retained log mean a gap we cannot fill."""
     try:
         logs = EventLog.objects
-        if last_event_id.isdigit():
-            after = int(last_event_id)
-        else:
+        after = decimal(last_event_id)
+        if after is None:
             after = logs.filter(event_id=last_event_id, owner_id=subscriber.owner_id) \
                 .values_list("id", flat=True).first()
             if after is None:

@@ -16,6 +16,7 @@ from asgiref.sync import async_to_sync
 
 from agentserver import ids, paths
 from agentserver.errors import BadRequest
+from agentserver.numerals import decimal
 
 AGENT_HINT = "Use the above message and context to generate a prompt and call the task tool with subagent: {}"
 MAX_INLINE_BYTES = 10 * 1024 * 1024
@@ -63,11 +64,11 @@ def _file_url_parts(context, message_id: str, part: dict) -> list[dict]:
     elif _is_text(mime or (mimetypes.guess_type(path)[0] or ""), path):
         args = {"filePath": path}
         query = parse_qs(url.query)
-        start, end = query.get("start", [None])[0], query.get("end", [None])[0]
-        if start and start.isdigit():
-            args["offset"] = int(start)
-            if end and end.isdigit() and int(end) >= int(start):
-                args["limit"] = int(end) - int(start) + 1
+        start, end = decimal(query.get("start", [None])[0]), decimal(query.get("end", [None])[0])
+        if start is not None:
+            args["offset"] = start
+            if end is not None and end >= start:
+                args["limit"] = end - start + 1
     else:
         if os.path.getsize(path) > MAX_INLINE_BYTES:
             raise BadRequest(f"File too large to attach: {path}")

@@ -9,6 +9,7 @@ from django.db import transaction
 
 from agentserver import ids
 from agentserver.errors import BadRequest, Conflict, NotFound
+from agentserver.numerals import decimal
 from sessions_app.models import PermissionApproval, PermissionRequest, Session
 from sessions_app.store.messages import publish_for
 from sessions_app.runtime.asking import (CORRECTED_TEXT, DENIED_TEXT, REJECTED_TEXT, ask_permission,  # noqa: F401
@@ -80,9 +81,9 @@ def saved_list(*, user, project_id: str | None = None) -> list[dict]:
 
 def saved_remove(*, user, approval_id: str) -> None:
     """Forget one remembered approval (v2 permission.saved.remove): its action asks again."""
-    deleted = 0
-    if approval_id.isdigit() and len(approval_id) < 19:
-        deleted, _ = PermissionApproval.objects.filter(owner=user, id=int(approval_id)).delete()
+    deleted, number = 0, decimal(approval_id)
+    if number is not None:
+        deleted, _ = PermissionApproval.objects.filter(owner=user, id=number).delete()
     if not deleted:
         raise NotFound(f"Saved permission not found: {approval_id}", id=approval_id)
 

@@ -77,6 +77,16 @@ def test_an_unknown_last_event_id_asks_the_client_to_resync(alice):
     assert resync.data["payload"]["properties"] == {}
 
 
+def test_a_last_event_id_in_other_digits_or_past_a_64_bit_id_asks_the_client_to_resync(alice):
+    asked = [{"headers": {"Last-Event-ID": "²".encode("latin-1")}}, {"headers": {"Last-Event-ID": "9" * 19}}] + [
+        {"params": {"lastEventId": mark}} for mark in ("²", "١٢", "9" * 60)]
+    for mark in asked:
+        with open_stream(alice, "/global/event", **mark) as stream:
+            assert stream.next().data["payload"]["type"] == "server.connected"
+            resync = stream.next()
+        assert resync.data["payload"]["type"] == "server.resync", mark
+
+
 def test_an_id_older_than_the_retained_log_asks_the_client_to_resync(alice):
     with open_stream(alice, "/global/event") as stream:
         stream.next()

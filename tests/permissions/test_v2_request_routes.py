@@ -133,3 +133,18 @@ def test_anonymous_callers_are_refused(anon):
     for method, url in (("GET", "/api/session/active"), ("GET", "/api/permission/request"),
                         ("GET", "/api/question/request"), ("POST", f"/api/session/{ids.ascending('ses')}/interrupt")):
         assert anon.request(method, url).status_code == 401
+
+
+def test_a_saved_permission_is_removed_by_its_number_only(alice, bob):
+    from sessions_app.models import PermissionApproval
+
+    mine = PermissionApproval.objects.create(owner=alice.user, project_id="global", permission="bash", pattern="*")
+    theirs = PermissionApproval.objects.create(owner=bob.user, project_id="global", permission="bash", pattern="*")
+    # Digits that are not ASCII ('²', Arabic-Indic '٣'), signs, spaces and numbers past a 64-bit column.
+    for bad in ("²", "٣", f"{mine.id}²", f"+{mine.id}", f" {mine.id}", "9" * 19, "9" * 40):
+        response = alice.delete(f"/api/permission/saved/{bad}")
+        assert response.status_code == 404, (bad, response.text)
+        assert response.json()["name"] == "NotFoundError"
+    assert alice.delete(f"/api/permission/saved/{theirs.id}").status_code == 404
+    assert alice.delete(f"/api/permission/saved/{mine.id}").status_code == 204
+    assert list(PermissionApproval.objects.values_list("id", flat=True)) == [theirs.id]

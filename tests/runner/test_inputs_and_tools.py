@@ -23,6 +23,17 @@ def test_a_file_url_becomes_synthetic_read_parts(alice, llm, session_of):
     assert "line two" in str(model_calls(llm)[0].body["messages"])
 
 
+def test_a_file_url_range_in_other_digits_reads_the_whole_file(alice, llm, session_of):
+    session = session_of()
+    (alice.repo / "notes.txt").write_text("line one\nline two\n")
+    url = f"file://{alice.repo / 'notes.txt'}?start=%C2%B2&end=3"  # start=² (a digit to str.isdigit)
+    body = {"parts": [{"type": "file", "mime": "text/plain", "url": url, "filename": "notes.txt"}]}
+    response = alice.post(f"/session/{session['id']}/message", json=body)
+    assert response.status_code == 200, response.text
+    read = alice.get(f"/session/{session['id']}/message").json()[0]["parts"][1]["text"]
+    assert "line one" in read and "line two" in read
+
+
 def test_data_urls_and_directories(alice, llm, session_of):
     session = session_of()
     (alice.repo / "src").mkdir()

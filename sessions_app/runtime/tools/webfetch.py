@@ -12,6 +12,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 from django.conf import settings
 
+from agentserver.numerals import decimal
 from sessions_app.runtime.tools import htmltext
 from sessions_app.runtime.tools.base import Tool, ToolContext, ToolError, ToolResult, optional_int, require_str, schema
 
@@ -113,8 +114,8 @@ class WebFetchTool(Tool):
                         continue
                     if response.status_code >= 400:
                         raise ToolError(f"Request failed with status code: {response.status_code}")
-                    length = response.headers.get("content-length")
-                    if length and length.isdigit() and int(length) > MAX_BYTES:
+                    length = decimal(response.headers.get("content-length"), digits=30)
+                    if length is not None and length > MAX_BYTES:
                         raise ToolError("Response too large (exceeds 5MB limit)")
                     body = bytearray()
                     async for chunk in response.aiter_bytes():
