@@ -259,6 +259,9 @@ TUI_CONTROL_WAIT_SECONDS = float(os.environ.get("AGENTSERVER_TUI_CONTROL_WAIT_SE
 
 # Language servers: how long an edit waits for the file's diagnostics, and when an unused server is stopped.
 LSP_DIAGNOSTICS_WAIT_SECONDS = float(os.environ.get("AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS", "10"))
+# A server often publishes twice for one change (syntax, then semantics): diagnostics count as settled once
+# it has kept quiet this long (opencode's 150 ms). A loaded host can take longer between the two.
+LSP_DIAGNOSTICS_QUIET_SECONDS = float(os.environ.get("AGENTSERVER_LSP_DIAGNOSTICS_QUIET_SECONDS", "0.15"))
 LSP_IDLE_SECONDS = float(os.environ.get("AGENTSERVER_LSP_IDLE_SECONDS", "600"))
 # Servers one worker keeps at most (a language server takes hundreds of MB); the least recently used goes first.
 LSP_MAX_SERVERS = int(os.environ.get("AGENTSERVER_LSP_MAX_SERVERS", "8"))

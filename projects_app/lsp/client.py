@@ -25,9 +25,6 @@ log = logging.getLogger(__name__)
 
 INITIALIZE_TIMEOUT = 45.0
 REQUEST_TIMEOUT = 5.0
-# A server often publishes twice in a row for one change (syntax, then semantics): wait this long for a
-# follow-up before taking the diagnostics as settled.
-DEBOUNCE = 0.15
 CONVERTER = get_converter()
 
 
@@ -202,18 +199,20 @@ class LanguageClient:
             content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
         return version
 
-    async def wait_for_diagnostics(self, path: str, *, version: int, after: float, timeout: float) -> bool:
+    async def wait_for_diagnostics(self, path: str, *, version: int, after: float, timeout: float,
+                                   quiet: float) -> bool:
         """True once the server published for this version of `path` (or, for servers that send no version,
-        after `after`) and then kept quiet for DEBOUNCE; False at `timeout`."""
+        after `after`) and then kept quiet for `quiet` seconds (a server often publishes twice for one
+        change: syntax, then semantics); False at `timeout`."""
         deadline = time.monotonic() + timeout
         self.busy += 1
         try:
-            return await self._wait(path, version=version, after=after, deadline=deadline)
+            return await self._wait(path, version=version, after=after, deadline=deadline, quiet=quiet)
         finally:
             self.busy -= 1
             self.last_used = time.monotonic()
 
-    async def _wait(self, path: str, *, version: int, after: float, deadline: float) -> bool:
+    async def _wait(self, path: str, *, version: int, after: float, deadline: float, quiet: float) -> bool:
         def fresh() -> _Published | None:
             hit = self._published.get(path)
             if hit is None:
@@ -226,11 +225,11 @@ class LanguageClient:
             while True:
                 hit = fresh()
                 now = time.monotonic()
-                if hit is not None and now - hit.at >= DEBOUNCE:
+                if hit is not None and now - hit.at >= quiet:
                     return True
                 if now >= deadline or not self.running:
                     return hit is not None
-                wait = deadline - now if hit is None else min(deadline - now, DEBOUNCE - (now - hit.at))
+                wait = deadline - now if hit is None else min(deadline - now, quiet - (now - hit.at))
                 try:
                     await asyncio.wait_for(self._changed.wait(), max(wait, 0.01))
                 except asyncio.TimeoutError:

@@ -169,13 +169,15 @@ class LspManager:
     # ---- operations --------------------------------------------------------------------------------------
 
     async def check(self, context: RuntimeContext, config: dict, files: list[str], *,
-                    wait: float) -> dict[str, list[dict]]:
-        """Touch `files` (waiting up to `wait` seconds for their diagnostics), then every file's diagnostics."""
-        await asyncio.gather(*(self.touch(context, config, file, wait=wait) for file in files))
+                    wait: float, quiet: float) -> dict[str, list[dict]]:
+        """Touch `files` (waiting up to `wait` seconds for their diagnostics, settled after `quiet` seconds
+        without another publication), then every file's diagnostics."""
+        await asyncio.gather(*(self.touch(context, config, file, wait=wait, quiet=quiet) for file in files))
         return await self.diagnostics(context)
 
-    async def touch(self, context: RuntimeContext, config: dict, file: str, *, wait: float) -> None:
-        """Tell the file's servers its current text; wait up to `wait` seconds for their diagnostics."""
+    async def touch(self, context: RuntimeContext, config: dict, file: str, *, wait: float, quiet: float) -> None:
+        """Tell the file's servers its current text; wait up to `wait` seconds for their diagnostics, settled
+        once a server has kept quiet for `quiet` seconds."""
         clients = await self.clients_for(context, config, file)
         if not clients:
             return
@@ -185,8 +187,8 @@ class LspManager:
         except OSError:
             return
         after = time.monotonic()
-        waits = [client.wait_for_diagnostics(file, version=client.touch(file, text), after=after, timeout=wait)
-                 for client in clients]
+        waits = [client.wait_for_diagnostics(file, version=client.touch(file, text), after=after, timeout=wait,
+                                             quiet=quiet) for client in clients]
         await asyncio.gather(*waits, return_exceptions=True)
 
     async def diagnostics(self, context: RuntimeContext) -> dict[str, list[dict]]:

@@ -40,7 +40,8 @@ async def edit_diagnostics(*, context: RuntimeContext, config: dict, files: list
     """After an edit: the files' servers told, their diagnostics awaited (briefly), every file's diagnostics."""
     if config.get("lsp") is False:
         return {}
-    return await MANAGER.run(MANAGER.check(context, config, files, wait=settings.LSP_DIAGNOSTICS_WAIT_SECONDS))
+    return await MANAGER.run(MANAGER.check(context, config, files, wait=settings.LSP_DIAGNOSTICS_WAIT_SECONDS,
+                                           quiet=settings.LSP_DIAGNOSTICS_QUIET_SECONDS))
 
 
 def pretty(diagnostic: dict) -> str:
