@@ -17,11 +17,15 @@ os.environ.setdefault("AGENTSERVER_SANDBOX_EXPOSE", ",".join([
 # The scaled mode takes its keys from the environment (server/settings.py); every live server inherits this one.
 if os.environ.get("DATABASE_URL", "").startswith("postgres"):
     os.environ.setdefault("SECRET_KEY", "agentserver-tests-only-secret-key")
-# As for the test server (tests/conftest.py): a cold language server on a loaded machine may need longer.
+# For this process and every live server, which inherits the environment: a cold language server's first
+# analysis on a loaded CI machine can take longer than the default wait, and so can the spell between its
+# syntax and its semantic diagnostics (CI saw typescript's error come more than 150 ms after the first).
 os.environ.setdefault("AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS", "60")
+os.environ.setdefault("AGENTSERVER_LSP_DIAGNOSTICS_QUIET_SECONDS", "1.5")
 
 from server.settings import *  # noqa: E402,F401,F403
 from server.settings import DATA_DIR, DATABASES  # noqa: E402
+from django.conf import global_settings  # noqa: E402
 
 if DATABASES["default"]["ENGINE"] == "agentserver.sqlite":
     DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}
@@ -30,3 +34,7 @@ if DATABASES["default"]["ENGINE"] != "agentserver.sqlite":
     # The test process runs services in many short-lived threads (sync_to_async, tool waits); a small pool
     # runs dry there, and no request cycle returns connections to it. Plain per-thread connections instead.
     DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 2}
+
+# Users made by the tests get their PBKDF2 hashes from a memo (tests/hashers.py); the server keeps the stock list.
+PASSWORD_HASHERS = ["tests.hashers.RepeatablePBKDF2PasswordHasher", *(
+    name for name in global_settings.PASSWORD_HASHERS if not name.endswith(".PBKDF2PasswordHasher"))]
