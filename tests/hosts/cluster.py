@@ -57,6 +57,10 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
+class _DidNotStart(RuntimeError):
+    pass
+
+
 @dataclass
 class Host:
     """One machine's workers: `python -m server.serve` under its own hostname and clock."""
@@ -78,6 +82,19 @@ class Host:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
+        """Start the host; a host that does not answer within a minute is started once more, after its
+        processes' stacks are written to its log (CI saw one worker of a host stay in the ASGI lifespan's
+        startup for a minute while the other answered nothing; it did not recur in a loop of starts under
+        load). The same port both times: nginx's upstream names it, and a restart mid-module keeps it."""
+        try:
+            self._start_once()
+        except _DidNotStart as first:
+            try:
+                self._start_once()
+            except _DidNotStart as second:
+                raise RuntimeError(f"host {self.name} did not start, twice:\n{first}\n{second}") from None
+
+    def _start_once(self) -> None:
         self.starts += 1
         self.log_path = self.log_dir / f"host-{self.name}-{self.starts}.log"
         # A machine of its own: its hostname (UTS namespace) and its processes (PID namespace, with its own
@@ -97,13 +114,28 @@ class Host:
             if self.process.poll() is not None:
                 raise RuntimeError(f"host {self.name} exited:\n{self.log()}")
             try:
-                if httpx.get(f"{self.url}/global/health", timeout=1).status_code == 200:
+                # A first request on a loaded machine can take over a second (the URL conf's imports).
+                if httpx.get(f"{self.url}/global/health", timeout=5).status_code == 200:
                     return
             except httpx.HTTPError:
                 pass
             time.sleep(0.2)
+        self._dump_stacks()
         self.kill()
-        raise RuntimeError(f"host {self.name} did not start:\n{self.log()}")
+        raise _DidNotStart(f"host {self.name} did not start ({self.log_path}):\n{self.log()}")
+
+    def _dump_stacks(self) -> None:
+        """Every Python thread's stack of the host's processes into its log: SIGABRT, which faulthandler
+        (PYTHONFAULTHANDLER, host_env) answers with a dump before the process dies."""
+        for pid in self.pids() - {self.process.pid}:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                    if b"python" not in handle.read():
+                        continue
+                os.kill(pid, signal.SIGABRT)
+            except OSError:
+                continue
+        time.sleep(2)
 
     @property
     def alive(self) -> bool:
@@ -281,6 +313,7 @@ def host_env(*, name: str, data_dir: Path, shared_dir: Path, keys: dict) -> dict
         # Only the host's wall clock is off; its monotonic clock is the machine's (monotonic_sleep.c).
         FAKETIME_DONT_FAKE_MONOTONIC="1",
         PYTHONUNBUFFERED="1",
+        PYTHONFAULTHANDLER="1",  # a host that does not start has its stacks dumped (Host._dump_stacks)
         AGENTSERVER_SANDBOX_EXPOSE=",".join([sys.prefix, os.path.realpath(sys.base_prefix),
                                              str(ROOT / "tests" / "fakes")]),
     )

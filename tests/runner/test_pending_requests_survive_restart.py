@@ -107,3 +107,6 @@ def test_a_question_pending_at_a_kill_9_can_be_answered_and_the_turn_goes_on(ali
     wait_until(finished, timeout=30)
     tools = [p for m in messages(again, sid) for p in m["parts"] if p["type"] == "tool"]
     assert len(tools) == 1 and tools[0]["state"]["status"] == "completed" and "blue" in tools[0]["state"]["output"]
+    # The turn ends after its text (step-finish, snapshots, idle): a server stopped mid-turn hands it over to
+    # the shared one, whose writes then raced the test database's flush (a deadlock in the PostgreSQL pass).
+    wait_until(lambda: sid not in again.get("/session/status").json())

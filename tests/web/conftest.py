@@ -22,6 +22,10 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
                   "--disable-dev-shm-usage"]
+# A fresh server's first answer pays for what a worker loads once (the model SDK's import, the TLS context,
+# the sandbox, the project's snapshot repository): about a second on a quiet machine, and more than the
+# 5 s default once in CI beside another worker's browser.
+FIRST_ANSWER_MS = 30_000
 _CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.fixtures import configure_fake_provider
-from tests.web.conftest import RequestLog, TerminalFrames, screenshot
+from tests.web.conftest import FIRST_ANSWER_MS, RequestLog, TerminalFrames, screenshot
 from web_app.install import ThrowawayServer, opencode_binary
 
 pytestmark = pytest.mark.timeout(240)
@@ -47,7 +47,7 @@ def test_the_app_on_another_origin_works_with_name_and_token_terminal_included(
     page.locator("[contenteditable=true]").first.click()
     page.keyboard.type("hi")
     page.keyboard.press("Enter")
-    expect(page.get_by_text("Hello from the fake LLM.")).to_be_visible()
+    expect(page.get_by_text("Hello from the fake LLM.")).to_be_visible(timeout=FIRST_ANSWER_MS)
     terminal.run("echo cross-origin-$((40+2))")
     assert terminal.wait_for("cross-origin-42"), (terminal.received[-5:], log.entries[-10:])
     screenshot(page, "another-origin-terminal")

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from tests.fakes.fixtures import configure_fake_provider
 from tests.fakes.llm import Reply
-from tests.web.conftest import ARTIFACTS, SAME_ORIGIN, RequestLog, TerminalFrames, screenshot
+from tests.web.conftest import ARTIFACTS, FIRST_ANSWER_MS, SAME_ORIGIN, RequestLog, TerminalFrames, screenshot
 
 pytestmark = pytest.mark.timeout(240)
 VIEWPORT = {"width": 1400, "height": 900}
@@ -137,7 +137,7 @@ def test_the_terminal_panel_runs_echo_on_the_same_origin(page, server, alice, ag
     sign_in(page, server)
     open_new_session(page)
     prompt(page, "hi")
-    expect(page.get_by_text("Hello from the fake LLM.")).to_be_visible()
+    expect(page.get_by_text("Hello from the fake LLM.")).to_be_visible(timeout=FIRST_ANSWER_MS)
     terminal = TerminalFrames(page)
     terminal.run("echo hi-from-term-$((6*7))")
     assert terminal.wait_for("hi-from-term-42"), terminal.received[-5:]
@@ -239,9 +239,13 @@ def test_the_todo_and_question_docks_mcp_toggles_and_share_answer(page, server, 
     with page.expect_response(lambda r: r.url.endswith("/mcp/calc/disconnect")) as disconnected:
         page.get_by_role("button", name="calc connected").click()
     assert disconnected.value.status == 200
-    expect(page.get_by_role("button", name="calc disabled")).to_be_visible()
+    disabled = page.get_by_role("button", name="calc disabled")
+    expect(disabled).to_be_visible()
+    # The dialog's toggle stays busy until its status list has been fetched again, and drops a click until
+    # then (the switch is disabled meanwhile): the status shows a moment before the switch is free.
+    expect(disabled.locator("[data-slot=switch-input]")).to_be_enabled()
     with page.expect_response(lambda r: r.url.endswith("/mcp/calc/connect")) as connected:
-        page.get_by_role("button", name="calc disabled").click()
+        disabled.click()
     assert connected.value.status == 200
     expect(page.get_by_role("button", name="calc connected")).to_be_visible()
     page.get_by_role("button", name="Close").click()
