@@ -32,11 +32,8 @@ behind them."""
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import os
 from concurrent.futures import ThreadPoolExecutor
 
-from asgiref.sync import SyncToAsync
 from django.conf import settings
 from django.core import signals
 from django.core.exceptions import RequestAborted
@@ -49,7 +46,7 @@ from django.urls.resolvers import RoutePattern
 from django.utils.module_loading import import_string
 
 from agentserver.admission import Lanes
-from agentserver.loop import request_turn
+from agentserver.loop import adopt_loop, request_turn, run_on
 
 
 def request_started_receivers() -> tuple[list, list]:
@@ -62,20 +59,6 @@ def request_started_receivers() -> tuple[list, list]:
 SLOW_AFTER = 0.05
 # Requests of these methods queue apart from the others for their turn (agentserver/admission.py).
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-
-
-def _on_thread(loop, function, args):
-    _adopt_loop(loop)
-    return function(*args)
-
-
-def _adopt_loop(loop) -> None:
-    """Tell this pool thread which loop is the server's, as sync_to_async would: async_to_sync inside (an
-    async view behind the synchronous middleware) then runs the coroutine there."""
-    local = SyncToAsync.threadlocal
-    local.main_event_loop = loop
-    local.main_event_loop_pid = os.getpid()
-    local.task_context = []
 
 
 def _literal_paths(patterns, prefix: str = "/"):
@@ -145,14 +128,8 @@ class PooledASGIHandler(ASGIHandler):
         self._from_memory = paths_answered_from_memory()
 
     async def _in_pool(self, function, *args):
-        """Run `function(*args)` on a pool thread in a copy of the caller's context. This is asgiref's
-        sync_to_async without its per-call work (copying every context variable back and forth, a shield,
-        its own wrappers), which cost as much as the handoff itself: the thread is only told which loop is
-        the server's, so that async_to_sync inside (an async view behind the synchronous middleware) runs
-        the coroutine there, as under sync_to_async."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, contextvars.copy_context().run, _on_thread, loop,
-                                          function, args)
+        """Run `function(*args)` on a pool thread in a copy of the caller's context (agentserver/loop.py)."""
+        return await run_on(self._pool, function, *args)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http" or self._busy >= self._threads:
@@ -190,7 +167,7 @@ class PooledASGIHandler(ASGIHandler):
     def _serve(self, loop, scope, body_file, started_receivers, give_up_turn) -> HttpResponseBase:
         """Everything synchronous about one request, on a pool thread; a complete (non-streaming) response is
         closed here too, so request_finished runs on the thread that owns the request's database connection."""
-        _adopt_loop(loop)
+        adopt_loop(loop)
         with request_turn(give_up_turn):
             return self._respond(scope, body_file, started_receivers)
 

@@ -27,11 +27,13 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import os
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Awaitable, Callable
 
-from asgiref.sync import async_to_sync, sync_to_async
+from asgiref.sync import SyncToAsync, ThreadSensitiveContext, async_to_sync, sync_to_async
 
 _loop: asyncio.AbstractEventLoop | None = None
 _bind_lock = threading.Lock()
@@ -64,21 +66,11 @@ def give_back_connections() -> None:
             connection.close_if_unusable_or_obsolete()
 
 
-def _releasing(fn: Callable) -> Callable:
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            give_back_connections()
-    return run
-
-
 class _ReleasingExecutor(ThreadPoolExecutor):
     """asyncio's default executor (same size), but each job gives its thread's connections back."""
 
     def submit(self, fn, /, *args, **kwargs):
-        return super().submit(_releasing(fn), *args, **kwargs)
+        return super().submit(_release_after, fn, *args, **kwargs)
 
 
 def captured() -> asyncio.AbstractEventLoop | None:
@@ -136,13 +128,112 @@ def on_loop_thread() -> bool:
 
 
 def db(fn: Callable) -> Callable[..., Awaitable[Any]]:
-    """An ORM function made awaitable in the caller's thread-sensitive context (a runner's own thread)."""
-    return sync_to_async(_releasing(fn), thread_sensitive=True)
+    """An ORM function made awaitable on the caller's own thread: a runner's (`own_thread`), so its calls stay
+    in order on one connection, and a few runners' calls at a time (`_gated`); elsewhere asgiref's
+    thread-sensitive thread. Cheap to make: runners wrap a function for every call (`await db(save)(...)`)."""
+    async def run(*args, **kwargs):
+        owner = _own_thread.get()
+        if owner is None:
+            return await sync_to_async(functools.partial(_release_after, fn), thread_sensitive=True)(*args, **kwargs)
+        if owner.closed:
+            raise RuntimeError("a runner's thread was used after its runner ended")
+        return await _gated(owner.executor, _release_after, fn, *args, **kwargs)
+    return run
+
+
+# Runners' ORM calls that run at once in a worker. Each runner has a thread of its own, and 32 busy runners
+# meant 32 threads wanting the GIL: the loop (health checks, event streams, every request's start) waited
+# its turn behind them. The others wait on the loop, which costs nothing; their calls are serialized by the
+# GIL and SQLite's writer lock anyway. A call still running after SLOW_CALL_SECONDS (one that waits for a
+# child process, an MCP server, a lock) lets the next one start, so no runner waits long for another's.
+RUNNER_CALLS_AT_ONCE = 2
+SLOW_CALL_SECONDS = 0.05
+_runner_gates: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # loop → its asyncio.Semaphore
+
+
+async def _gated(executor, fn: Callable, *args, **kwargs) -> Any:
+    loop = asyncio.get_running_loop()
+    gate = _runner_gates.get(loop)
+    if gate is None:
+        gate = _runner_gates[loop] = asyncio.Semaphore(RUNNER_CALLS_AT_ONCE)
+    await gate.acquire()
+    held = True
+
+    def let_go() -> None:
+        nonlocal held
+        if held:
+            held = False
+            gate.release()
+
+    timer = loop.call_later(SLOW_CALL_SECONDS, let_go)
+    try:
+        return await run_on(executor, fn, *args, **kwargs)
+    finally:
+        timer.cancel()
+        let_go()
 
 
 def free_db(fn: Callable) -> Callable[..., Awaitable[Any]]:
-    """An ORM function made awaitable on any pool thread (short reads that need no ordering)."""
-    return sync_to_async(_releasing(fn), thread_sensitive=False)
+    """An ORM function made awaitable on any thread of the loop's executor (short reads that need no
+    ordering)."""
+    async def run(*args, **kwargs):
+        return await run_on(None, _release_after, fn, *args, **kwargs)
+    return run
+
+
+def _release_after(fn: Callable, *args, **kwargs) -> Any:
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        give_back_connections()
+
+
+async def run_on(executor: concurrent.futures.Executor | None, fn: Callable, *args, **kwargs) -> Any:
+    """fn(*args, **kwargs) on an executor's thread (None: the loop's default), in a copy of the caller's
+    context. This is asgiref's sync_to_async without its per-call work (copying every context variable back
+    and forth, a shield, its wrappers), which cost as much as the handoff itself, for a runner as much as the
+    ORM call it made. As under sync_to_async, a cancelled caller stops waiting at once and the call runs to
+    its end."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(executor, contextvars.copy_context().run, _on_thread, loop,
+                                      functools.partial(fn, *args, **kwargs))
+
+
+def _on_thread(loop: asyncio.AbstractEventLoop, call: Callable) -> Any:
+    adopt_loop(loop)
+    return call()
+
+
+def adopt_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Tell this thread which loop is the server's, as sync_to_async would: async_to_sync inside (an async
+    view behind the synchronous middleware, say) then runs its coroutine there."""
+    local = SyncToAsync.threadlocal
+    local.main_event_loop = loop
+    local.main_event_loop_pid = os.getpid()
+    local.task_context = []
+
+
+class _OwnThread:
+    def __init__(self, executor: ThreadPoolExecutor):
+        self.executor = executor
+        self.closed = False
+
+
+_own_thread: contextvars.ContextVar[_OwnThread | None] = contextvars.ContextVar("own_thread", default=None)
+
+
+@contextlib.asynccontextmanager
+async def own_thread(executor: ThreadPoolExecutor):
+    """`db` calls of this task, and of the tasks it starts, run on `executor` (one thread: they stay in order);
+    asgiref's thread-sensitive calls made inside do too."""
+    owner = _OwnThread(executor)
+    token = _own_thread.set(owner)
+    try:
+        async with ThreadSensitiveContext(executor=executor):
+            yield
+    finally:
+        owner.closed = True
+        _own_thread.reset(token)
 
 
 _turn = threading.local()

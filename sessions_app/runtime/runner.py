@@ -3,7 +3,7 @@ queued user messages (runtime/message_queue.py) one after the other, then goes i
 
 It runs as one asyncio task on the worker's loop, in the worker that holds the lease; the supervisor
 (runtime/supervisor.py) creates it, wakes it (`wake_up`) and is told when it lets go (`runner_done`). Its ORM calls run in its
-own ThreadSensitiveContext, i.e. one dedicated thread per runner, taken from threads kept between runners. Abort: the supervisor calls `abort()`
+own thread (agentserver/loop.py own_thread), one dedicated thread per runner, taken from threads kept between runners. Abort: the supervisor calls `abort()`
 locally; from another worker the request arrives on channel-layer group `session.<id>`, which the runner
 listens on. Restart safety: after acquiring the lease it first closes what a dead runner left open
 (runtime/resume.py recover)."""
@@ -14,9 +14,7 @@ import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from asgiref.sync import ThreadSensitiveContext
-
-from agentserver.loop import db, free_db
+from agentserver.loop import db, free_db, own_thread
 from sessions_app.models import Session
 from sessions_app.runtime import leases, resume, turn
 from sessions_app.runtime.compaction import prune_quietly
@@ -91,7 +89,7 @@ class Runner:
     async def main(self) -> None:
         executor = THREADS.take()
         try:
-            async with ThreadSensitiveContext(executor=executor):
+            async with own_thread(executor):
                 try:
                     await self._hold_lease()
                 finally:
@@ -135,7 +133,7 @@ class Runner:
                 continue
             user = await db(next_pending)(sid)
             if user is None:
-                await db(prune_quietly)(sid)  # old tool outputs (runtime/compaction.py)
+                await db(prune_quietly)(sid, scope.config)  # old tool outputs (runtime/compaction.py)
                 if self._woken:
                     continue  # woken meanwhile (a prompt, or an answer that resumes a call): look again
                 await scope.go_idle()
