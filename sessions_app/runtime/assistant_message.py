@@ -24,8 +24,9 @@ class AssistantMessage:
         return parts.new_part(self.session.id, self.id, kind, **fields)
 
     async def save_part(self, part: dict) -> None:
+        new = part["id"] not in self.parts
         self.parts[part["id"]] = part
-        await db(message_store.part_save)(session=self.session, part=part)
+        await db(message_store.part_save)(session=self.session, part=part, new=new)
 
     async def remove_part(self, part: dict) -> None:
         self.parts.pop(part["id"], None)

@@ -4,7 +4,7 @@ Records are stored whole, as the wire shapes; `sessionID` is forced to the ownin
 can never file a record under another session."""
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import IntegrityError, connection, transaction
 
 from agentserver import events, ids
 from agentserver.errors import BadRequest, NotFound
@@ -42,7 +42,9 @@ def check_new_message_id(*, session: Session, message_id: str | None) -> None:
                          issues=[{"path": ["messageID"], "message": f"must sort after {last}"}])
 
 
-def message_save(*, session: Session, info: dict) -> Message:
+def message_save(*, session: Session, info: dict, new: bool = False) -> Message:
+    """Store a message's info whole. `new`: the caller made its id just now (the runner opening an assistant
+    message), so it is inserted straight away."""
     message_id = info.get("id") if isinstance(info, dict) else None
     if not isinstance(message_id, str) or not message_id.startswith("msg"):
         raise BadRequest("message info needs an id starting with 'msg'")
@@ -51,18 +53,20 @@ def message_save(*, session: Session, info: dict) -> Message:
         raise BadRequest("message role must be 'user' or 'assistant'")
     info = {**info, "sessionID": session.id}
     created = (info.get("time") or {}).get("created") or now_ms()
-    # The runner saves a message several times and a part twice or more: an update first (one statement
-    # when the record exists, as it mostly does), an insert only when it did not.
-    with transaction.atomic():
-        if not Message.objects.filter(id=message_id, session=session).update(role=role, info=info):
-            if Message.objects.filter(id=message_id).exists():
-                raise BadRequest(f"Message {message_id} belongs to another session")
-            Message.objects.create(id=message_id, session=session, role=role, info=info, time_created=created)
+
+    def may_insert() -> None:
+        if Message.objects.filter(id=message_id).exists():
+            raise BadRequest(f"Message {message_id} belongs to another session")
+
+    _write(Message, key={"id": message_id, "session": session}, values={"role": role, "info": info},
+           on_insert={"time_created": created}, new=new, may_insert=may_insert)
     publish_for(session, "message.updated", {"sessionID": session.id, "info": public_info(info)})
     return Message(id=message_id, session=session, role=role, info=info, time_created=created)
 
 
-def part_save(*, session: Session, part: dict) -> Part:
+def part_save(*, session: Session, part: dict, new: bool = False) -> Part:
+    """Store a part whole. `new`: the caller made its id just now (a part the runner starts), so it is
+    inserted straight away; the message it names must be the session's."""
     part_id = part.get("id") if isinstance(part, dict) else None
     if not isinstance(part_id, str) or not part_id.startswith("prt"):
         raise BadRequest("part needs an id starting with 'prt'")
@@ -71,16 +75,38 @@ def part_save(*, session: Session, part: dict) -> Part:
     if not isinstance(message_id, str) or not isinstance(part_type, str):
         raise BadRequest("part needs messageID and type")
     part = {**part, "sessionID": session.id}
-    with transaction.atomic():
-        if not Part.objects.filter(id=part_id, session=session, message_id=message_id).update(type=part_type,
-                                                                                              data=part):
-            if not Message.objects.filter(id=message_id, session=session).exists():
-                raise NotFound(f"Message not found: {message_id}")
-            if Part.objects.filter(id=part_id).exists():
-                raise BadRequest(f"Part {part_id} belongs to another message")
-            Part.objects.create(id=part_id, message_id=message_id, session=session, type=part_type, data=part)
+
+    def may_insert() -> None:
+        if not Message.objects.filter(id=message_id, session=session).exists():
+            raise NotFound(f"Message not found: {message_id}")
+        if Part.objects.filter(id=part_id).exists():
+            raise BadRequest(f"Part {part_id} belongs to another message")
+
+    _write(Part, key={"id": part_id, "session": session, "message_id": message_id},
+           values={"type": part_type, "data": part}, new=new, may_insert=may_insert)
     publish_for(session, "message.part.updated", {"sessionID": session.id, "part": part, "time": now_ms()})
     return Part(id=part_id, message_id=message_id, session=session, type=part_type, data=part)
+
+
+def _write(model, *, key: dict, values: dict, new: bool, may_insert, on_insert: dict | None = None) -> None:
+    """Store the record `key` names with `values`. The runner saves a message several times and a part twice
+    or more, so the common cases are one statement each: the insert of a record whose id the caller just
+    made (`new`), the update of one that exists. Only when neither applies are the checks (`may_insert`,
+    which raises) and the insert done, in one transaction."""
+    fields = {**key, **values, **(on_insert or {})}
+    if new and not connection.in_atomic_block:  # inside a transaction a failed insert would spoil it
+        try:
+            model.objects.create(**fields)
+            return
+        except IntegrityError:
+            pass  # the id exists after all (a re-run call's part), or its message is gone: the checked path
+    mine = model.objects.filter(**key)
+    if mine.update(**values):
+        return
+    with transaction.atomic():
+        if not mine.update(**values):
+            may_insert()
+            model.objects.create(**fields)
 
 
 def part_checkpoint(*, session: Session, part: dict) -> None:
