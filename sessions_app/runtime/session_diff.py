@@ -65,7 +65,8 @@ def totals(diffs: list[dict]) -> dict:
 
 def summarize(*, session: Session, user_message_id: str | None, snaps=None, changed: bool = True) -> None:
     """After a step: session summary (session.updated), `session.diff`, the user message's summary.diffs
-    (message.updated). A step that changed nothing skips the work once a summary exists."""
+    (message.updated). A step that changed nothing skips the work once a summary exists, and leaves the
+    user message alone."""
     from sessions_app.store.sessions import session_set
 
     session.refresh_from_db()
@@ -77,7 +78,9 @@ def summarize(*, session: Session, user_message_id: str | None, snaps=None, chan
     if summary != session.summary:
         session_set(session=session, touch=False, summary=summary)
     message_service.publish_for(session, "session.diff", {"sessionID": session.id, "diff": diffs})
-    if not user_message_id:
+    if not user_message_id or not changed:
+        # A step that changed nothing leaves its turn's diff as the turn's earlier steps (or the first
+        # step's empty stub) left it on the user message.
         return
     user = Message.objects.filter(session=session, id=user_message_id, role="user").first()
     if user is None:

@@ -36,6 +36,11 @@ _SAFE_COMPONENT = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _locks: dict[str, threading.Lock] = {}
 _exclude_paths: dict[tuple, str] = {}  # (owner id, tree) → the user's info/exclude
 _locks_guard = threading.Lock()
+# gitdir → (the snapshot index as last seen, the tree written from it, when): a step's git runs are half of
+# a tool-calling prompt's children, and most tracks find nothing to add, so the index, and its tree, are as
+# the last track left them. Trusted for an hour: a gc (in any worker) prunes only trees a week old.
+_trees: dict[str, tuple[tuple, str, float]] = {}
+TREE_TRUSTED_SECONDS = 3600
 
 
 def run(fn, *args, **kwargs):
@@ -174,12 +179,13 @@ class Snapshots:
     def _add(self) -> None:
         """Stage the tree's current state into the snapshot index (large files excluded)."""
         self._write_excludes([])
-        changed = self._git("diff-files", "--name-only", "-z", "--", ".")
-        others = self._git("ls-files", "--others", "--exclude-standard", "-z", "--", ".")
-        if changed.returncode or others.returncode:
-            log.warning("snapshot: cannot list files of %s: %s", self.worktree, (changed.stderr or others.stderr)[:300])
+        # One git for both lists: tracked files changed or deleted since the last snapshot (-m) and new files
+        # not excluded (-o); a track runs it every step.
+        listed = self._git("ls-files", "--modified", "--others", "--exclude-standard", "-z", "--", ".")
+        if listed.returncode:
+            log.warning("snapshot: cannot list files of %s: %s", self.worktree, listed.stderr[:300])
             return
-        names = {n for n in (changed.stdout + others.stdout).decode(errors="surrogateescape").split("\0") if n}
+        names = {n for n in listed.stdout.decode(errors="surrogateescape").split("\0") if n}
         if not names:
             return
         large = [n for n in sorted(names) if _size(os.path.join(self.worktree, n)) > SIZE_LIMIT]
@@ -205,9 +211,28 @@ class Snapshots:
             self._init()
             self._maybe_gc()
             self._add()
+            index = self._index_state()
+            known = _trees.get(self.gitdir)
+            if (index is not None and known is not None and known[0] == index
+                    and time.monotonic() - known[2] < TREE_TRUSTED_SECONDS):
+                return known[1]
             result = self._git("write-tree")
             tree = result.stdout.decode().strip()
-            return tree if result.returncode == 0 and tree else None
+            if result.returncode or not tree:
+                return None
+            index = self._index_state()  # write-tree stores its cache in the index, a rewrite of its own
+            if index is not None:
+                _trees[self.gitdir] = (index, tree, time.monotonic())
+            return tree
+
+    def _index_state(self) -> tuple | None:
+        """Which index file is there, and how it was last written: git replaces the file (a new inode) or
+        rewrites it whenever it changes (an add, a read-tree, another worker's track)."""
+        try:
+            stat = os.stat(os.path.join(self.gitdir, "index"))
+        except OSError:
+            return None
+        return stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
 
     def patch(self, tree: str, to: str | None = None) -> dict:
         """{hash, files}: absolute paths of the files that differ from snapshot `tree` now (or in snapshot `to`)."""

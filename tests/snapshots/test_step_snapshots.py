@@ -1,6 +1,6 @@
 import re
 
-from tests.snapshots.conftest import messages_of, parts_of
+from tests.snapshots.conftest import messages_of, parts_of, wait_idle
 
 HASH = re.compile(r"^[0-9a-f]{40}$")
 
@@ -52,3 +52,45 @@ def test_ignored_and_large_files_stay_out_of_snapshots(alice, llm, session_of):
     patch = parts_of(messages_of(alice, session["id"]), "patch")[0]
     assert patch["files"] == [str(alice.repo / "small.txt")]
     assert [d["file"] for d in alice.get(f"/session/{session['id']}/diff").json()] == ["small.txt"]
+
+
+def test_a_step_that_deletes_a_file_lists_it_in_its_patch_and_diff(alice, llm, session_of):
+    from tests.fakes.fixtures import Reply
+    from tests.snapshots.conftest import text_prompt
+
+    session = session_of()
+    llm.script(Reply(tool_calls=[("bash", {"command": "rm README.md", "description": "delete"})]), Reply(text="ok"))
+    response = alice.post(f"/session/{session['id']}/message", json=text_prompt("delete the readme"))
+    assert response.status_code == 200, response.text
+    patch = parts_of(messages_of(alice, session["id"]), "patch")[0]
+    assert patch["files"] == [str(alice.repo / "README.md")]
+    diff = alice.get(f"/session/{session['id']}/diff").json()
+    assert [(d["file"], d["status"]) for d in diff] == [("README.md", "deleted")]
+
+
+def test_a_file_changed_between_turns_moves_the_snapshot_and_changing_it_back_returns_to_the_old_one(
+        alice, llm, session_of):
+    """A track that finds nothing to add reuses the tree it wrote last (runtime/snapshots.py): a file edited
+    by the person between two prompts, or the same edit undone, must still show in the next snapshot."""
+    from tests.fakes.fixtures import Reply
+    from tests.snapshots.conftest import text_prompt
+
+    session = session_of()
+
+    def turn() -> tuple[str, str]:
+        llm.script(Reply(text="ok"))
+        response = alice.post(f"/session/{session['id']}/message", json=text_prompt("look"))
+        assert response.status_code == 200, response.text
+        wait_idle(alice, session["id"])
+        step = messages_of(alice, session["id"])[-1]
+        return parts_of([step], "step-start")[0]["snapshot"], parts_of([step], "step-finish")[0]["snapshot"]
+
+    first_start, first_end = turn()
+    assert first_start == first_end
+    original = (alice.repo / "README.md").read_text()
+    (alice.repo / "README.md").write_text(original + "edited by hand\n")
+    edited_start, edited_end = turn()
+    assert HASH.match(edited_start) and edited_start != first_end and edited_end == edited_start
+    (alice.repo / "README.md").write_text(original)
+    undone_start, _ = turn()
+    assert undone_start == first_end
