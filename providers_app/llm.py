@@ -7,11 +7,12 @@ own retries are off; the runner retries what `is_retryable` allows. Cancelling t
 HTTP stream."""
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 from agentserver.loop import db
-from providers_app import credentials, models_catalog
+from providers_app import credentials, models_catalog, tls
 from providers_app.errors import ProviderAuthError, ProviderCallError
 from providers_app.stream import StreamEvent
 
@@ -27,7 +28,7 @@ class PreparedCall:
 def prepare_call(*, context, provider_id: str, model_id: str, config: dict | None = None) -> PreparedCall:
     """Resolve the model and its credential (database access: call from a thread in async code). `config`:
     the context's effective config when the caller has it already."""
-    entry = models_catalog.provider_entry(context, provider_id, config=config)
+    entry = models_catalog.provider_entry(context, provider_id, config=config, accounts=False)
     info = models_catalog.resolve_model(context=context, provider_id=provider_id, model_id=model_id,
                                         entries={provider_id: entry} if entry is not None else {})
     credential = credentials.credential_for(context.user, entry.record, entry.options)
@@ -49,10 +50,30 @@ async def stream_chat(*, context, provider_id: str, model_id: str, system: list[
     # db(): the connection goes back to the pool before the stream, which may take minutes (a runner held
     # one through every model call, and 32 streaming sessions starved a pool of 16).
     call = await db(prepare_call)(context=context, provider_id=provider_id, model_id=model_id, config=config)
-    if call.model.protocol == "anthropic":
-        from providers_app.wire_anthropic import stream as protocol_stream
-    else:
-        from providers_app.wire_openai import stream as protocol_stream
+    protocol_stream = await _protocol_stream(call.model.protocol)
     async for event in protocol_stream(call, system=system, messages=messages, tools=tools,
                                        temperature=temperature, max_output=max_output, headers=headers or {}):
         yield event
+
+
+_protocol_streams: dict[str, Callable] = {}
+
+
+async def _protocol_stream(protocol: str) -> Callable:
+    """The wire protocol's stream function. Its module imports the provider's SDK, which takes a while (0.7 s
+    for openai, 2.8 s for anthropic on a quiet 2-core machine), and the shared TLS context loads the CA bundle:
+    a worker's first model call does both in a thread, because on the loop they held every other request
+    that long."""
+    stream = _protocol_streams.get(protocol)
+    if stream is None:
+        stream = _protocol_streams[protocol] = await asyncio.to_thread(_import_protocol, protocol)
+    return stream
+
+
+def _import_protocol(protocol: str) -> Callable:
+    tls.ssl_context()
+    if protocol == "anthropic":
+        from providers_app.wire_anthropic import stream
+    else:
+        from providers_app.wire_openai import stream
+    return stream

@@ -125,15 +125,19 @@ def provider_entries(context, *, config: dict | None = None) -> dict[str, Provid
     return {k: v for k, v in entries.items() if _allowed(config, k)}
 
 
-def provider_entry(context, provider_id: str, *, config: dict | None = None) -> ProviderEntry | None:
+def provider_entry(context, provider_id: str, *, config: dict | None = None,
+                   accounts: bool = True) -> ProviderEntry | None:
     """One provider of `provider_entries`, built alone: a model call needs only its own, and building every
-    provider of the catalog was a tenth of a prompt's CPU."""
+    provider of the catalog was a tenth of a prompt's CPU. `accounts=False`: for a caller that reads only the
+    record and options (a model's limits, a call's endpoint), the user's auth accounts are not looked up,
+    and `connected`, `source` and `account` leave them out."""
     config = effective_config(context) if config is None else config
     provider_cfg = _provider_config(config)
     base = catalog.catalog()
     if provider_id not in base and provider_id not in provider_cfg or not _allowed(config, provider_id):
         return None
-    has_account = AuthAccount.objects.filter(owner=context.user, active=True, service_id=provider_id).exists()
+    has_account = accounts and AuthAccount.objects.filter(owner=context.user, active=True,
+                                                          service_id=provider_id).exists()
     return _entry(provider_id, base, provider_cfg, has_account=has_account)
 
 
@@ -240,7 +244,8 @@ def _api_id(entry: ProviderEntry, model_id: str) -> str:
 def resolve_model(*, context, provider_id: str, model_id: str, config: dict | None = None,
                   entries: dict[str, ProviderEntry] | None = None) -> ModelInfo:
     """The model a call will use; BadRequest for a pair this context does not know."""
-    entry = provider_entry(context, provider_id, config=config) if entries is None else entries.get(provider_id)
+    entry = (provider_entry(context, provider_id, config=config, accounts=False) if entries is None
+             else entries.get(provider_id))
     if entry is None or model_id not in entry.record.get("models", {}):
         raise BadRequest(f"Model not found: {provider_id}/{model_id}", kind="Body",
                          providerID=provider_id, modelID=model_id)

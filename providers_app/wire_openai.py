@@ -5,7 +5,9 @@ import json
 import logging
 from collections.abc import AsyncIterator
 
+import httpx
 import openai
+from openai._constants import RAW_RESPONSE_HEADER
 
 from providers_app.errors import ProviderCallError
 from providers_app.pricing import cost_of
@@ -145,7 +147,12 @@ async def stream(call, *, system, messages, tools, temperature, max_output, head
     try:
         request = _request(call, system=system, messages=messages, tools=tools, temperature=temperature,
                            max_output=max_output)
-        async with client.chat.completions.with_streaming_response.create(**request) as response:
+        # The body is plain JSON already: posted as it is, without the SDK's typed-dict transform of every
+        # message and tool (3.6 ms a call for 20 messages and 15 tools); auth, headers, status errors and
+        # timeouts are still the SDK's. The raw response is streamed, unread.
+        response = await client.post("/chat/completions", body=request, cast_to=httpx.Response,
+                                     options={"headers": {RAW_RESPONSE_HEADER: "stream"}})
+        try:
             async for chunk in _chunks(response):
                 if chunk.get("usage") is not None:
                     usage = chunk["usage"]
@@ -166,6 +173,8 @@ async def stream(call, *, system, messages, tools, temperature, max_output, head
                                     yield event
                     if choice.get("finish_reason"):
                         finish_reason = choice["finish_reason"]
+        finally:
+            await response.aclose()
     except Exception as exc:
         error = to_api_error(exc, openai)
         if error is None:
@@ -188,7 +197,7 @@ async def _chunks(response) -> AsyncIterator[dict]:
     everything else the server does with a token (bench/stream.py); requests, auth and status errors still
     go through the SDK."""
     data: list[str] = []
-    async for line in response.iter_lines():
+    async for line in response.aiter_lines():
         if line.startswith("data:"):
             data.append(line[6:] if line.startswith("data: ") else line[5:])
             continue
