@@ -171,12 +171,12 @@ def prune(session_id: str, config: dict | None = None) -> int:
     Returns how many parts were pruned."""
     if ((config or {}).get("compaction") or {}).get("prune") is False:
         return 0
-    session = Session.objects.filter(id=session_id).first()
-    if session is None:
-        return 0
-    messages = list(Message.objects.filter(session=session).order_by("-id").values_list("id", "role", "info"))
+    messages = list(Message.objects.filter(session_id=session_id).order_by("-id").values_list("id", "role", "info"))
+    users = [message_id for message_id, role, _ in messages if role == "user"]
+    if len(users) < 2:
+        return 0  # nothing lies past the last two user turns: no part to load
     parts_by_message: dict[str, list[Part]] = {}
-    for part in Part.objects.filter(session=session, type="tool").order_by("id"):
+    for part in Part.objects.filter(session_id=session_id, type="tool", message_id__lte=users[1]).order_by("id"):
         parts_by_message.setdefault(part.message_id, []).append(part)
     total = pruned = turns = 0
     chosen: list[Part] = []
@@ -204,18 +204,25 @@ def prune(session_id: str, config: dict | None = None) -> int:
             break
     if pruned <= PRUNE_MINIMUM:
         return 0
+    session = Session.objects.filter(id=session_id).first()
+    if session is None:
+        return 0
     now = now_ms()
     for part in chosen:
         message_service.part_save(session=session, part=parts.tool_pruned(part.data, now))
     return len(chosen)
 
 
-def prune_quietly(session_id: str) -> None:
+def prune_quietly(session_id: str, config: dict | None = None) -> None:
+    """`config`: the effective config of the turn that just ran, when there was one."""
     from sessions_app.runtime.turn_setup import load_config, session_context
 
     try:
-        session = Session.objects.filter(id=session_id).first()
-        if session is not None:
-            prune(session_id, load_config(session_context(session)))
+        if config is None:
+            session = Session.objects.filter(id=session_id).first()
+            if session is None:
+                return
+            config = load_config(session_context(session))
+        prune(session_id, config)
     except Exception:
         log.exception("pruning %s", session_id)

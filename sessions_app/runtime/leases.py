@@ -27,11 +27,10 @@ def live() -> Q:
 
 def acquire(session_id: str, holder: str) -> bool:
     """Take the lease if it is free, expired or already ours (expiry by the database's clock)."""
-    with transaction.atomic():
-        taken = (SessionLease.objects.filter(session_id=session_id)
-                 .filter(Q(holder=holder) | Q(holder="") | Q(expires_at__lt=DatabaseNow()))
-                 .update(holder=holder, expires_at=_until(), updated=DatabaseNow()))
-        if taken:
+    if _take(session_id, holder):  # one statement: the row exists after the session's first run
+        return True
+    with transaction.atomic():  # no row yet, or a row someone else holds: decide under one transaction
+        if _take(session_id, holder):
             return True
         if SessionLease.objects.filter(session_id=session_id).exists():
             return False
@@ -46,32 +45,33 @@ def acquire(session_id: str, holder: str) -> bool:
         return False
 
 
+def _take(session_id: str, holder: str) -> bool:
+    return bool(SessionLease.objects.filter(session_id=session_id)
+                .filter(Q(holder=holder) | Q(holder="") | Q(expires_at__lt=DatabaseNow()))
+                .update(holder=holder, expires_at=_until(), updated=DatabaseNow()))
+
+
 def renew(session_id: str, holder: str) -> bool:
     """False when the lease is no longer ours (it expired and another worker took it): stop working on it."""
-    with transaction.atomic():
-        return bool(SessionLease.objects.filter(session_id=session_id, holder=holder)
-                    .update(expires_at=_until(), updated=DatabaseNow()))
+    return bool(SessionLease.objects.filter(session_id=session_id, holder=holder)
+                .update(expires_at=_until(), updated=DatabaseNow()))
 
 
 def set_status(session_id: str, holder: str, status: dict) -> None:
-    with transaction.atomic():
-        SessionLease.objects.filter(session_id=session_id, holder=holder).update(status=status,
-                                                                                 updated=DatabaseNow())
+    SessionLease.objects.filter(session_id=session_id, holder=holder).update(status=status, updated=DatabaseNow())
 
 
 def release(session_id: str, holder: str) -> bool:
-    with transaction.atomic():
-        return bool(SessionLease.objects.filter(session_id=session_id, holder=holder)
-                    .update(holder="", expires_at=0, status=IDLE, updated=DatabaseNow()))
+    return bool(SessionLease.objects.filter(session_id=session_id, holder=holder)
+                .update(holder="", expires_at=0, status=IDLE, updated=DatabaseNow()))
 
 
 def hand_over(session_id: str, holder: str) -> bool:
     """Let the lease expire now but keep it held: every worker's janitor sees a session whose runner is gone
     (dead_sessions) and one of them adopts it and answers what is queued. A stopping worker's way out; a
     lease it released meanwhile is taken back to be handed over, one another worker took is left alone."""
-    with transaction.atomic():
-        return bool(SessionLease.objects.filter(Q(holder=holder) | Q(holder=""), session_id=session_id)
-                    .update(holder=holder, expires_at=0))
+    return bool(SessionLease.objects.filter(Q(holder=holder) | Q(holder=""), session_id=session_id)
+                .update(holder=holder, expires_at=0))
 
 
 def is_live(session_id: str) -> bool:

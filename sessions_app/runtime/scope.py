@@ -31,6 +31,8 @@ class RunScope:
     abort_event: asyncio.Event = field(default_factory=asyncio.Event)
     children: set[str] = field(default_factory=set)
     context: object | None = None          # the RuntimeContext of the turn in progress
+    config: dict | None = None             # and its effective config
+    _stored_status: dict | None = field(default=None, init=False, repr=False)  # last written to the lease row
 
     @property
     def session_id(self) -> str:
@@ -49,17 +51,22 @@ class RunScope:
 
         turn = await db(prepare_turn)(self.session, user)
         turn.snapshots = StepSnapshots(session=self.session, context=turn.context, config=turn.config)
-        self.context = turn.context
+        self.context, self.config = turn.context, turn.config
         return turn
 
     # ---- status -----------------------------------------------------------------------------------
     async def set_status(self, status: dict) -> None:
-        await db(leases.set_status)(self.session_id, self.worker_id, status)
+        """Every call is announced (opencode says busy before each step and again at its first part), the
+        lease row is written only when the status changed."""
+        if status != self._stored_status:
+            await db(leases.set_status)(self.session_id, self.worker_id, status)
+            self._stored_status = status
         message_service.publish_for(self.session, "session.status", {"sessionID": self.session_id, "status": status})
 
     async def go_idle(self) -> None:
         sid = self.session_id
         await db(leases.release)(sid, self.worker_id)
+        self._stored_status = IDLE
         message_service.publish_for(self.session, "session.status", {"sessionID": sid, "status": IDLE})
         message_service.publish_for(self.session, "session.idle", {"sessionID": sid})
         await db(_publish_session_updated)(sid)
@@ -74,7 +81,7 @@ class RunScope:
 
     async def open_assistant(self, user: Message, agent_name: str, model: dict, **extra) -> dict:
         info = {**self.assistant_info(user, agent_name, model), **extra}
-        await db(message_service.message_save)(session=self.session, info=info)
+        await db(message_service.message_save)(session=self.session, info=info, new=True)
         return info
 
     async def close_assistant(self, info: dict, *, error: dict | None = None) -> None:

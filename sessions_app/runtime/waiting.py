@@ -18,7 +18,7 @@ from agentserver.errors import ApiError, NotFound
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases, parts, supervisor, wakeups
 from sessions_app.runtime.compaction import continuation_of
-from sessions_app.runtime.message_queue import last_answered_user_id
+from sessions_app.runtime.message_queue import last_answered_user_id, queued_after
 
 WAIT_SECONDS = float(os.environ.get("AGENTSERVER_ANSWER_WAIT_SECONDS", "3600"))
 # How long a session may look idle before a wait kicks its runner again, then gives up on the answer.
@@ -68,7 +68,7 @@ def wait_for_answer(session_id: str, user_message_id: str, *, limit: float | Non
                 if follow is not None:
                     user_message_id, idle_since, kicked = follow, None, False
                     continue
-                _settle(watch, 5.0 if message.info.get("error") == parts.ABORTED else 1.0)
+                _settle(watch, user_message_id, 5.0 if message.info.get("error") == parts.ABORTED else 1.0)
                 return message, list(Part.objects.filter(message=message).order_by("id"))
             now = time.monotonic()
             if now > deadline:
@@ -91,17 +91,15 @@ def wait_for_answer(session_id: str, user_message_id: str, *, limit: float | Non
             _sleep(watch, min(timeout, deadline - now))
 
 
-def _settle(watch: wakeups.Watch, limit: float) -> None:
+def _settle(watch: wakeups.Watch, answered_user_id: str, limit: float) -> None:
     """The reference answers a prompt once its loop has ended and the session is idle, so a client's next
     call (a revert, an edit: 409 on a busy session) never races the turn's last writes: give the runner a
     moment to let go of the session after the answer (longer after an abort, whose clean-up takes longer).
     Bounded, and not at all when another prompt is queued: that one keeps it busy."""
-    from sessions_app.runtime.message_queue import next_pending
-
     session_id = watch.session_id
     deadline = time.monotonic() + limit
     while (leases.is_live(session_id) and time.monotonic() < deadline
-           and next_pending(session_id) is None):
+           and not queued_after(session_id, answered_user_id)):
         _sleep(watch, deadline - time.monotonic())
 
 

@@ -1,8 +1,6 @@
 """grep: a regex search over file contents with ripgrep; files newest first, at most 100 matches."""
 from __future__ import annotations
 
-import os
-
 from sessions_app.runtime.tools.base import Tool, ToolContext, ToolError, ToolResult, confine, require_str, schema
 from sessions_app.runtime.tools.search import mtime, rg
 
