@@ -95,9 +95,8 @@ def write_config(directory: str, llm_base_url: str) -> str | None:
 
 
 # ---------------------------------------------------------------- CPU of a process tree, from /proc
-def tree_cpu_seconds(root: int) -> float:
-    """utime+stime+cutime+cstime of `root` and every live descendant: a child that exits and is reaped moves
-    its time into its parent's cutime/cstime, so the sum only grows."""
+def tree_ticks(root: int) -> dict[int, tuple[int, int]]:
+    """{pid: (its parent, utime+stime+cutime+cstime)} of `root` and every live descendant."""
     parents: dict[int, int] = {}
     ticks: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -114,23 +113,35 @@ def tree_cpu_seconds(root: int) -> float:
     children: dict[int, list[int]] = {}
     for pid, parent in parents.items():
         children.setdefault(parent, []).append(pid)
-    total, stack = 0, [root]
+    tree, stack = {}, [root]
     while stack:
         pid = stack.pop()
-        total += ticks[pid]
+        tree[pid] = (parents[pid], ticks[pid])
         stack.extend(children.get(pid, ()))
-    return total / TICK
+    return tree
 
 
-async def quiet_cpu_seconds(pid: int, *, window: float = 0.3, limit: float = 5.0) -> float:
-    """The tree's CPU once a window passes with at most two ticks of work (an idle server's timers cost
-    under one), so work a server finishes after the reply (a title, saves) counts."""
+def cpu_seconds_between(start: dict[int, tuple[int, int]], end: dict[int, tuple[int, int]]) -> float:
+    """The tree's CPU from `start` to `end`. A child that exits and is reaped by its parent moves its time
+    into the parent's cutime/cstime, so its time at the start is taken off once; one that was not reaped
+    inside the tree (its parent is gone too: a test's language server, say) takes its time with it, and
+    only its time at the start leaves the baseline. Never below zero."""
+    total = sum(ticks for _, ticks in end.values())
+    for pid, (parent, ticks) in start.items():
+        if pid in end or parent in end:
+            total -= ticks
+    return max(total, 0) / TICK
+
+
+async def quiet_tree(pid: int, *, window: float = 0.3, limit: float = 5.0) -> dict[int, tuple[int, int]]:
+    """The tree once a window passes with at most two ticks of work (an idle server's timers cost under
+    one), so work a server finishes after the reply (a title, saves) counts."""
     deadline = time.monotonic() + limit
-    last = tree_cpu_seconds(pid)
+    last = tree_ticks(pid)
     while time.monotonic() < deadline:
         await asyncio.sleep(window)
-        now = tree_cpu_seconds(pid)
-        if now - last <= 2 / TICK:
+        now = tree_ticks(pid)
+        if cpu_seconds_between(last, now) <= 2 / TICK:
             return now
         last = now
     return last
@@ -210,14 +221,14 @@ async def batch(args, sessions: int, *, probes: bool) -> dict:
         samplers = [asyncio.create_task(sample(health_client, "/global/health", {}, stop, health, failures)),
                     asyncio.create_task(sample(list_client, "/session", params, stop, listing, failures))] \
             if probes else []
-        cpu_start = tree_cpu_seconds(args.server_pid) if args.server_pid else None
+        cpu_start = tree_ticks(args.server_pid) if args.server_pid else None
         began = time.perf_counter()
         results = await asyncio.gather(*(prompt(client, session_id, args.directory) for session_id in ids))
         wall = time.perf_counter() - began
         stop.set()
         await asyncio.gather(*samplers)
         settle_began = time.perf_counter()
-        cpu = (await quiet_cpu_seconds(args.server_pid)) - cpu_start if cpu_start is not None else None
+        cpu = cpu_seconds_between(cpu_start, await quiet_tree(args.server_pid)) if cpu_start is not None else None
         settle = time.perf_counter() - settle_began
         tools = await asyncio.gather(*(tool_problem(client, i, args.directory) for i in ids))
         per_session = [answer or tool for (_, answer), tool in zip(results, tools, strict=True)]
