@@ -9,13 +9,17 @@ import re
 from django.db import transaction
 from django.db.models import QuerySet
 
-from agentserver import events, ids
+from agentserver import events, ids, sql
 from agentserver.clock import now_ms
 from agentserver.errors import BadRequest, NotFound
 from auth_app import crypto
 from auth_app.models import AuthAccount
 
 log = logging.getLogger(__name__)
+# Read for every model call (its credential) and every step (whether web search has a key): compiled once.
+_ACTIVE_ACCOUNT = sql.Query(
+    lambda owner_id, service_id: AuthAccount.objects.filter(owner_id=owner_id, service_id=service_id, active=True)[:1],
+    lambda owner_id, service_id: [True, owner_id, service_id])
 
 CREDENTIAL_TYPES = ("api", "oauth")
 
@@ -164,7 +168,7 @@ def active_credential(user, service_id: str) -> dict | None:
     """The decrypted credential dict of the user's active account for `service_id`, or None.
     (The providers layer calls exactly this.) An undecryptable credential is treated as absent and logged
     without any secret."""
-    account = AuthAccount.objects.filter(owner=user, service_id=service_id, active=True).first()
+    account = _ACTIVE_ACCOUNT.first(user.pk, service_id)
     if account is None:
         return None
     try:

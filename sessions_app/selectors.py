@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from agentserver import json_column
+from agentserver import json_column, sql
 from agentserver.clock import DatabaseNow
 from agentserver.errors import BadRequest, NotFound
 from sessions_app.models import Message, Part, Session, SessionLease, Share, Todo
@@ -279,10 +279,24 @@ def session_context_messages(*, session: Session) -> list[tuple[Message, list[di
             parent = info.get("parentID")
             boundary = parent if isinstance(parent, str) and parent < message_id else message_id
             break
-    qs = Message.objects.filter(session=session)
-    if boundary is not None:
-        qs = qs.filter(id__gte=boundary)
-    return _with_parts(list(qs.order_by("id")))
+    since = boundary or ""  # every id sorts after ""
+    messages = _MESSAGES_SINCE.all(session.id, since)
+    by_message: dict[str, list[dict]] = {m.id: [] for m in messages}
+    for message_id, data in _PARTS_SINCE.all(session.id, since):
+        if message_id in by_message:
+            by_message[message_id].append(data)
+    return [(m, by_message[m.id]) for m in messages]
+
+
+# The model's history, read before every step: compiled once (agentserver.sql.Query). The parts are those of
+# the session's messages from `since` on, in one statement; values_list skips model instantiation.
+_MESSAGES_SINCE = sql.Query(
+    lambda session_id, since: Message.objects.filter(session_id=session_id, id__gte=since).order_by("id"),
+    lambda session_id, since: [since, session_id])
+_PARTS_SINCE = sql.Query(
+    lambda session_id, since: (Part.objects.filter(session_id=session_id, message_id__gte=since)
+                               .order_by("message_id", "id").values_list("message_id", "data")),
+    lambda session_id, since: [since, session_id])
 
 
 HISTORY_DEFAULT_LIMIT = 100

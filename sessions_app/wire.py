@@ -5,15 +5,21 @@ from collections.abc import Iterable
 
 import orjson
 
-from sessions_app.models import Message, Part, Session, Todo
+from agentserver import sql
+from sessions_app.models import Message, Part, Session, Share, Todo
+
+_SHARE = sql.Query(lambda session_id: Share.objects.filter(session_id=session_id)[:1], lambda session_id: [session_id])
 
 
 def _share_of(session: Session):
-    # The reverse one-to-one raises when absent; list selectors prefetch it with select_related.
-    try:
+    """The session's share; list selectors read it beside the session (SessionRow, select_related), a
+    session rendered again and again by the runner reads it with a statement compiled once."""
+    if not isinstance(session, Session):
         return session.share
-    except Session.share.RelatedObjectDoesNotExist:
-        return None
+    relation = Session.share.related
+    if not relation.is_cached(session):
+        relation.set_cached_value(session, _SHARE.first(session.pk))
+    return relation.get_cached_value(session)
 
 
 def session_wire(session: Session) -> dict:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 
-from agentserver import ids
+from agentserver import ids, sql
 from agentserver.clock import now_ms
 from agentserver.loop import db
 from sessions_app.models import Message, Part, Session
@@ -35,9 +35,13 @@ COMPACTION_PROMPT = (
 CONTINUE_TEXT = "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed."
 
 
+_COMPACTION_PART = sql.Query(
+    lambda message_id: Part.objects.filter(message_id=message_id, type="compaction").order_by("id")
+    .values_list("data", flat=True)[:1], lambda message_id: [message_id, "compaction"])
+
+
 def compaction_part(message_id: str) -> dict | None:
-    part = Part.objects.filter(message_id=message_id, type="compaction").order_by("id").first()
-    return part.data if part is not None else None
+    return _COMPACTION_PART.first(message_id)
 
 
 def user_message(*, session: Session, like: Message, continues: str, parts: list[dict]) -> Message:

@@ -2,7 +2,7 @@
 order, so nothing older than the oldest pending one can be waiting), and the statuses the session shows."""
 from __future__ import annotations
 
-from agentserver import ids
+from agentserver import ids, sql
 from sessions_app.models import Message
 
 IDLE = {"type": "idle"}
@@ -11,31 +11,48 @@ BUSY = {"type": "busy"}
 NO_REPLY_KEY = "_noReply"
 
 
-def last_answered_user_id(session_id: str) -> str:
-    info = (Message.objects.filter(session_id=session_id, role="assistant").order_by("-id")
-            .values_list("info", flat=True).first())
-    return (info or {}).get("parentID") or ""
+# Read by the runner before and after every turn and by every waiting request at each wake-up: compiled once
+# (agentserver.sql.Query). Arguments bind in the order Q sorts filter() keywords in.
+_LAST_ANSWER_INFO = sql.Query(
+    lambda session_id: (Message.objects.filter(session_id=session_id, role="assistant").order_by("-id")
+                        .values_list("info", flat=True)[:1]),
+    lambda session_id: ["assistant", session_id])
+_NEWEST_ID = sql.Query(
+    lambda session_id: Message.objects.filter(session_id=session_id).order_by("-id").values_list("id", flat=True)[:1],
+    lambda session_id: [session_id])
 
 
-def _prompts_after(session_id: str, user_message_id: str):
-    """The user messages after `user_message_id` that want an answer (noReply notes left out), oldest first."""
-    return (Message.objects.filter(session_id=session_id, role="user", id__gt=user_message_id)
+def _prompts_after_query(session_id: str, after: str):
+    return (Message.objects.filter(session_id=session_id, role="user", id__gt=after)
             .exclude(info__has_key=NO_REPLY_KEY).order_by("id"))
+
+
+def _prompts_after_bind(session_id: str, after: str) -> list:
+    return [after, "user", session_id, sql.AS_COMPILED]  # the JSON key test's path, as each backend spells it
+
+
+_PROMPTS_AFTER = sql.Query(_prompts_after_query, _prompts_after_bind)
+_FIRST_PROMPT_AFTER = sql.Query(lambda *args: _prompts_after_query(*args)[:1], _prompts_after_bind)
+
+
+def last_answered_user_id(session_id: str) -> str:
+    info = _LAST_ANSWER_INFO.first(session_id)
+    return (info or {}).get("parentID") or ""
 
 
 def pending_all(session_id: str) -> list[Message]:
     """Every user message newer than the last answered one, oldest first, noReply notes left out."""
-    return list(_prompts_after(session_id, last_answered_user_id(session_id)))
+    return _PROMPTS_AFTER.all(session_id, last_answered_user_id(session_id))
 
 
 def next_pending(session_id: str) -> Message | None:
     """Also makes the answer's ids sort after the session's newest message (agentserver.ids.observe): it may
     come from a host whose clock is ahead of this one's."""
-    ids.observe(Message.objects.filter(session_id=session_id).order_by("-id").values_list("id", flat=True).first())
-    return _prompts_after(session_id, last_answered_user_id(session_id)).first()
+    ids.observe(_NEWEST_ID.first(session_id))
+    return _FIRST_PROMPT_AFTER.first(session_id, last_answered_user_id(session_id))
 
 
 def queued_after(session_id: str, user_message_id: str) -> bool:
-    """Whether a prompt waits behind `user_message_id`: one query, for a request asking after every wake-up
-    whether the runner stays on the session."""
-    return _prompts_after(session_id, user_message_id).exists()
+    """Whether a prompt waits behind `user_message_id`, for a request asking after every wake-up whether the
+    runner stays on the session."""
+    return _FIRST_PROMPT_AFTER.first(session_id, user_message_id) is not None

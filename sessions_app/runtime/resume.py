@@ -27,6 +27,7 @@ from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.scope import RunScope
 from sessions_app.runtime.subtasks import Turns, child_runner
 from sessions_app.store import messages as message_service
+from sessions_app.store.rows import session_row
 
 INTERRUPTED_KEY = "_interrupted"
 ALLOWING = ("once", "always")
@@ -83,7 +84,7 @@ def _forget_call(session: Session, message: Message, part: dict) -> None:
 def recover(session_id: str) -> None:
     """Close what a dead runner left open: its assistant messages end with MessageAbortedError, their
     streaming parts are closed, and the calls that still waited on the user are noted for a later resume."""
-    session = Session.objects.filter(id=session_id).first()
+    session = session_row(session_id)
     if session is None:
         return
     for message in Message.objects.filter(session_id=session_id, role="assistant",

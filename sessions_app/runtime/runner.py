@@ -15,11 +15,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from agentserver.loop import db, free_db, own_thread
-from sessions_app.models import Session
 from sessions_app.runtime import leases, resume, turn
 from sessions_app.runtime.compaction import prune_quietly
 from sessions_app.runtime.message_queue import next_pending
 from sessions_app.runtime.scope import RunScope
+from sessions_app.store.rows import session_row
 
 log = logging.getLogger(__name__)
 RENEW_SECONDS = max(leases.LEASE_MS / 3000, 0.2)
@@ -107,7 +107,7 @@ class Runner:
         renew = asyncio.create_task(self._renew())
         listener = asyncio.create_task(self._listen())
         try:
-            session = await db(Session.objects.filter(id=sid).first)()
+            session = await db(session_row)(sid)
             if session is None:
                 return
             self.scope = RunScope(session=session, worker_id=self.worker_id, supervisor=self.supervisor,

@@ -19,6 +19,7 @@ from sessions_app.runtime.message_queue import IDLE
 from sessions_app.runtime.step import Step, StepProcessor
 from sessions_app.runtime.step_snapshots import StepSnapshots
 from sessions_app.store import messages as message_service
+from sessions_app.store.rows import session_row
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +153,6 @@ class RunScope:
 def _publish_session_updated(session_id: str) -> None:
     from sessions_app.wire import session_event
 
-    session = Session.objects.select_related("share").filter(id=session_id).first()
+    session = session_row(session_id)
     if session is not None:
         message_service.publish_for(session, "session.updated", session_event(session))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import snapshots as snapshot_store
 from sessions_app.store import messages as message_service
+from sessions_app.store.rows import session_reload
 
 
 def snapshots_for(session: Session):
@@ -69,7 +70,7 @@ def summarize(*, session: Session, user_message_id: str | None, snaps=None, chan
     user message alone."""
     from sessions_app.store.sessions import session_set
 
-    session.refresh_from_db()
+    session_reload(session)
     if not changed and session.summary is not None:
         return
     snaps = snaps or snapshots_for(session)

@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
+from agentserver import sql
 from agentserver.loop import db
 from sessions_app.models import Message, Part
 from sessions_app.runtime import leases
@@ -25,8 +26,13 @@ class Turns(Protocol):
     def answer(self, scope: RunScope, user: Message, *, resumed: bool = False) -> Awaitable[bool]: ...
 
 
+_SUBTASKS = sql.Query(
+    lambda message_id: Part.objects.filter(message_id=message_id, type="subtask").order_by("id")
+    .values_list("data", flat=True), lambda message_id: [message_id, "subtask"])
+
+
 def _subtasks_of(message_id: str) -> list[dict]:
-    return [p.data for p in Part.objects.filter(message_id=message_id, type="subtask").order_by("id")]
+    return _SUBTASKS.all(message_id)
 
 
 async def run_subtasks(scope: RunScope, user: Message, turn, turns: Turns) -> bool:

@@ -7,6 +7,7 @@ import re
 
 from agentserver.loop import free_db
 from sessions_app.models import Message, Session
+from sessions_app.store.rows import session_row
 
 log = logging.getLogger(__name__)
 DEFAULT_TITLE = re.compile(r"^(New session|Child session) - \d{4}-\d\d-\d\dT")
@@ -20,7 +21,7 @@ def clean_title(text: str) -> str:
 
 
 def _wanted(session_id: str) -> tuple[Session, str] | None:
-    session = Session.objects.filter(id=session_id).first()
+    session = session_row(session_id)
     if session is None or session.parent_id or not DEFAULT_TITLE.match(session.title or ""):
         return None
     # Users whose parts are all synthetic (a session.shell run, a compaction "continue") do not count.
@@ -50,7 +51,7 @@ def _small_model(context, config: dict, fallback: tuple[str, str]) -> tuple[str,
 def _set_title(session_id: str, title: str) -> None:
     from sessions_app.store.sessions import session_set
 
-    session = Session.objects.filter(id=session_id).first()
+    session = session_row(session_id)
     if session is not None and DEFAULT_TITLE.match(session.title or ""):
         session_set(session=session, title=title)
 

@@ -11,6 +11,7 @@ from agentserver.context import RuntimeContext
 from projects_app.contexts import context_for_directory
 from agentserver.clock import now_ms
 from sessions_app.models import Message, Session
+from sessions_app.store.rows import owner_of, session_reload
 
 
 @dataclass
@@ -26,7 +27,7 @@ class Turn:
 
 
 def session_context(session: Session) -> RuntimeContext:
-    return context_for_directory(session.owner, session.directory, workspace_id=session.workspace_id)
+    return context_for_directory(owner_of(session), session.directory, workspace_id=session.workspace_id)
 
 
 def load_config(context: RuntimeContext) -> dict:
@@ -39,7 +40,7 @@ def prepare_turn(session: Session, user: Message) -> Turn:
     from sessions_app.runtime.agents import agent_get, session_ruleset
     from sessions_app.runtime.tool_registry import tools_for
 
-    session.refresh_from_db()
+    session_reload(session)
     context = session_context(session)
     config = load_config(context)
     agent = agent_get(config, user.info.get("agent") or "build")

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from django.db import IntegrityError, connection, transaction
 
-from agentserver import events, ids
+from agentserver import events, ids, sql
 from agentserver.errors import BadRequest, NotFound
 from projects_app.models import now_ms
 from sessions_app.models import Message, Part, Session
+from sessions_app.store.rows import session_reload
 from sessions_app.wire import public_info, session_event
 
 
@@ -96,22 +97,21 @@ def _write(model, *, key: dict, values: dict, new: bool, may_insert, on_insert: 
     fields = {**key, **values, **(on_insert or {})}
     if new and not connection.in_atomic_block:  # inside a transaction a failed insert would spoil it
         try:
-            model.objects.create(**fields)
+            sql.insert(model, [model(**fields)])
             return
         except IntegrityError:
             pass  # the id exists after all (a re-run call's part), or its message is gone: the checked path
-    mine = model.objects.filter(**key)
-    if mine.update(**values):
+    if sql.update(model, key, values):
         return
     with transaction.atomic():
-        if not mine.update(**values):
+        if not sql.update(model, key, values):
             may_insert()
             model.objects.create(**fields)
 
 
 def part_checkpoint(*, session: Session, part: dict) -> None:
     """A streaming part's data so far, without an event: clients got its deltas; this is for a crash."""
-    Part.objects.filter(id=part["id"], session=session).update(data={**part, "sessionID": session.id})
+    sql.update(Part, {"id": part["id"], "session": session}, {"data": {**part, "sessionID": session.id}})
 
 
 def message_remove(*, session: Session, message_id: str) -> bool:
@@ -133,9 +133,7 @@ def part_remove(*, session: Session, message_id: str, part_id: str) -> bool:
 
 def session_touch(*, session: Session) -> Session:
     """Bump time.updated alone, so a concurrent change of other fields is never overwritten."""
-    now = now_ms()
-    with transaction.atomic():
-        Session.objects.filter(pk=session.pk).update(time_updated=now)
-    session.refresh_from_db()
+    sql.update(Session, {"id": session.pk}, {"time_updated": now_ms()})
+    session_reload(session)
     publish_for(session, "session.updated", session_event(session))
     return session

@@ -15,6 +15,7 @@ from agentserver.errors import NotFound
 from projects_app.models import now_ms
 from sessions_app.models import Message, Part, Session
 from sessions_app.store.messages import publish_for
+from sessions_app.store.rows import session_reload
 from sessions_app.wire import public_info, session_event
 
 _ADJECTIVES = ("brave", "calm", "clever", "cosmic", "eager", "gentle", "glowing", "happy", "jolly", "kind",
@@ -80,10 +81,9 @@ def session_set(*, session: Session, touch: bool = True, **fields) -> Session:
         raise TypeError(f"session_set cannot set {sorted(unknown)}")
     if touch:
         fields["time_updated"] = now_ms()
-    with transaction.atomic():
-        if fields:
-            Session.objects.filter(pk=session.pk).update(**fields)
-    session.refresh_from_db()
+    if fields:
+        sql.update(Session, {"id": session.pk}, fields)
+    session_reload(session)
     publish_for(session, "session.updated", session_event(session))
     return session
 
@@ -107,7 +107,7 @@ def session_update(*, session: Session, title: str | None = None, archived: int 
 def session_add_usage(*, session_id: str, cost: float, tokens: dict) -> None:
     """Running totals on the session (written silently; session.updated follows at the end of the turn)."""
     with transaction.atomic():
-        row = Session.objects.select_for_update().filter(id=session_id).values_list("tokens", "cost").first()
+        row = _USAGE_FOR_UPDATE.first(session_id)
         if row is None:
             return
         totals, total_cost = dict(row[0] or {}), float(row[1] or 0)
@@ -117,7 +117,13 @@ def session_add_usage(*, session_id: str, cost: float, tokens: dict) -> None:
         for key in ("read", "write"):
             cache[key] = int(cache.get(key) or 0) + int((tokens.get("cache") or {}).get(key) or 0)
         totals["cache"] = cache
-        Session.objects.filter(id=session_id).update(tokens=totals, cost=total_cost + cost)
+        sql.update(Session, {"id": session_id}, {"tokens": totals, "cost": total_cost + cost})
+
+
+# After every step: compiled once (agentserver.sql.Query).
+_USAGE_FOR_UPDATE = sql.Query(
+    lambda session_id: Session.objects.select_for_update().filter(id=session_id).values_list("tokens", "cost")[:1],
+    lambda session_id: [session_id])
 
 
 def _descendants(session: Session) -> list[Session]:

@@ -1,0 +1,44 @@
+"""The store's reads of single rows by key, for the agent loop's hot paths: compiled once per process
+(agentserver.sql.Query) instead of on every call, which cost a fetched Session about ten times its run.
+Unscoped: callers hold an id they already own (a runner's session, a record they just wrote)."""
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+
+from agentserver import sql
+from sessions_app.models import Part, Session
+
+_SESSION = sql.Query(lambda session_id: Session.objects.filter(id=session_id)[:1], lambda session_id: [session_id])
+_USER = sql.Query(lambda user_id: get_user_model().objects.filter(id=user_id)[:1], lambda user_id: [user_id])
+_PARTS = sql.Query(lambda message_id: Part.objects.filter(message_id=message_id).order_by("id"),
+                   lambda message_id: [message_id])
+
+
+def session_row(session_id: str) -> Session | None:
+    return _SESSION.first(session_id)
+
+
+def session_reload(session: Session) -> Session:
+    """`session` with every field read again, in place, its share forgotten (refresh_from_db, compiled
+    once); Session.DoesNotExist when it is gone."""
+    fresh = _SESSION.first(session.pk)
+    if fresh is None:
+        raise Session.DoesNotExist(f"Session {session.pk} does not exist")
+    for field in Session._meta.concrete_fields:
+        setattr(session, field.attname, getattr(fresh, field.attname))
+    if Session.share.related.is_cached(session):
+        Session.share.related.delete_cached_value(session)
+    return session
+
+
+def owner_of(session: Session):
+    """The session's owner (its user row), read once per Session object."""
+    field = Session._meta.get_field("owner")
+    if not field.is_cached(session):
+        field.set_cached_value(session, _USER.first(session.owner_id))
+    return session.owner
+
+
+def parts_of(message_id: str) -> list[Part]:
+    """A message's parts in order."""
+    return _PARTS.all(message_id)

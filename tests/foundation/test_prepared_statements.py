@@ -1,0 +1,103 @@
+"""agentserver.sql's compile-once statements against the real database (SQLite or PostgreSQL): they read and
+write what the ORM would, JSON and all, and a bind that disagrees with its queryset fails loudly."""
+import pytest
+from django.contrib.auth import get_user_model
+
+from agentserver import sql
+from sessions_app.models import Message, Session, Share
+from sessions_app.store.rows import session_reload, session_row
+
+pytestmark = pytest.mark.django_db
+
+
+def _session(owner, session_id="ses_prepared0000000000000001", **fields) -> Session:
+    return Session.objects.create(id=session_id, owner=owner, project_id="global", directory="/tmp",
+                                  title="prepared", version="0", **fields)
+
+
+def _message(session, message_id, role="user", **info) -> Message:
+    return Message.objects.create(id=message_id, session=session, role=role,
+                                  info={"id": message_id, "role": role, **info})
+
+
+@pytest.fixture
+def owner():
+    return get_user_model().objects.create(username="prepared")
+
+
+def test_a_query_returns_what_the_orm_returns_rows_values_and_json(owner):
+    session = _session(owner, summary={"files": 2, "additions": 3}, tokens={"input": 7, "cache": {"read": 1}})
+    by_id = sql.Query(lambda sid: Session.objects.filter(id=sid), lambda sid: [sid])
+    row = by_id.first(session.id)
+    orm = Session.objects.get(id=session.id)
+    fields = [field.attname for field in Session._meta.concrete_fields]
+    assert [getattr(row, name) for name in fields] == [getattr(orm, name) for name in fields]
+    assert row.summary == {"files": 2, "additions": 3} and row._state.adding is False
+    assert by_id.first("ses_nothing") is None
+
+    for message_id in ("msg_a", "msg_b", "msg_c"):
+        _message(session, message_id, text=f"text of {message_id}")
+    after = sql.Query(lambda sid, after: Message.objects.filter(session_id=sid, id__gt=after).order_by("id")
+                      .values_list("id", "info"), lambda sid, after: [after, sid])
+    assert after.all(session.id, "msg_a") == [("msg_b", {"id": "msg_b", "role": "user", "text": "text of msg_b"}),
+                                              ("msg_c", {"id": "msg_c", "role": "user", "text": "text of msg_c"})]
+    newest = sql.Query(lambda sid: Message.objects.filter(session_id=sid).order_by("-id")
+                       .values_list("id", flat=True)[:1], lambda sid: [sid])
+    assert newest.first(session.id) == "msg_c"
+
+
+def test_a_constant_the_orm_spells_per_backend_is_kept_and_arguments_still_bind(owner):
+    session = _session(owner)
+    _message(session, "msg_a")
+    _message(session, "msg_b", _noReply=True)
+    _message(session, "msg_c")
+    wanting = sql.Query(lambda sid, after: Message.objects.filter(session_id=sid, id__gt=after)
+                        .exclude(info__has_key="_noReply").order_by("id").values_list("id", flat=True),
+                        lambda sid, after: [after, sid, sql.AS_COMPILED])
+    assert wanting.all(session.id, "") == ["msg_a", "msg_c"]
+    assert wanting.all(session.id, "msg_a") == ["msg_c"]
+    assert wanting.all("ses_other", "") == []
+
+
+def test_a_bind_that_disagrees_with_its_queryset_is_refused():
+    swapped = sql.Query(lambda sid, role: Message.objects.filter(session_id=sid, role=role),
+                        lambda sid, role: [sid, role])  # Q sorts keywords: role binds first
+    with pytest.raises(RuntimeError, match="binds"):
+        swapped.all("ses_x", "user")
+    short = sql.Query(lambda sid: Message.objects.filter(session_id=sid, role="user"), lambda sid: [sid])
+    with pytest.raises(RuntimeError, match="binds"):
+        short.all("ses_x")
+
+
+def test_update_writes_json_and_keys_only_where_every_field_matches(owner):
+    session = _session(owner)
+    message = _message(session, "msg_a")
+    changed = sql.update(Message, {"id": "msg_a", "session": session}, {"info": {"id": "msg_a", "n": [1, "two"]}})
+    assert changed == 1
+    assert Message.objects.get(id="msg_a").info == {"id": "msg_a", "n": [1, "two"]}
+    other = _session(owner, "ses_prepared0000000000000002")
+    assert sql.update(Message, {"id": "msg_a", "session": other}, {"info": {}}) == 0
+    assert sql.update(Message, {"id": "msg_a", "session_id": other.id}, {"role": "assistant"}) == 0
+    assert Message.objects.get(id=message.id).info == {"id": "msg_a", "n": [1, "two"]}
+    assert sql.update(Session, {"id": session.id}, {"title": "renamed", "summary": None}) == 1
+    assert Session.objects.filter(id=session.id, title="renamed", summary__isnull=True).exists()
+
+
+def test_session_reload_reads_every_field_and_the_share_again(owner, django_assert_num_queries):
+    from sessions_app.wire import session_wire
+
+    session = _session(owner)
+    stale = session_row(session.id)
+    with django_assert_num_queries(1):
+        assert "share" not in session_wire(stale)
+    with django_assert_num_queries(0):  # read once per Session object
+        assert "share" not in session_wire(stale)
+    Session.objects.filter(id=session.id).update(title="new title", cost=1.5, tokens={"input": 3})
+    Share.objects.create(session=session, slug="prepared", secret="s", url="http://x/share/prepared")
+    assert session_reload(stale) is stale
+    assert (stale.title, stale.cost, stale.tokens) == ("new title", 1.5, {"input": 3})
+    assert session_wire(stale)["share"] == {"url": "http://x/share/prepared"}
+    Session.objects.filter(id=session.id).delete()
+    with pytest.raises(Session.DoesNotExist):
+        session_reload(stale)
+    assert session_row(session.id) is None
