@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 # Read for every model call (its credential) and every step (whether web search has a key): compiled once.
 _ACTIVE_ACCOUNT = sql.Query(
     lambda owner_id, service_id: AuthAccount.objects.filter(owner_id=owner_id, service_id=service_id, active=True)[:1],
-    lambda owner_id, service_id: [True, owner_id, service_id])
+    lambda owner_id, service_id: [owner_id, service_id])  # active=True compiles to the bare column
 
 CREDENTIAL_TYPES = ("api", "oauth")
 

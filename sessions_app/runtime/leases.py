@@ -9,6 +9,7 @@ import os
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
+from agentserver import sql
 from agentserver.clock import DatabaseNow
 from sessions_app.models import Session, SessionLease
 from sessions_app.runtime.message_queue import IDLE
@@ -74,8 +75,14 @@ def hand_over(session_id: str, holder: str) -> bool:
                 .update(holder=holder, expires_at=0))
 
 
+# Asked by every waiting request at each wake-up: compiled once (agentserver.sql.Query).
+_LIVE = sql.Query(lambda session_id: (SessionLease.objects.filter(live(), session_id=session_id)
+                                      .values_list("session_id", flat=True)[:1]),
+                  lambda session_id: ["", session_id])
+
+
 def is_live(session_id: str) -> bool:
-    return SessionLease.objects.filter(live(), session_id=session_id).exists()
+    return _LIVE.first(session_id) is not None
 
 
 def live_sessions(session_ids: list[str]) -> list[str]:

@@ -7,6 +7,7 @@ step the runner stores the session's `summary {additions, deletions, files}`, pu
 and writes the turn's diffs onto the user message's `summary.diffs`."""
 from __future__ import annotations
 
+from agentserver import sql
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import snapshots as snapshot_store
 from sessions_app.store import messages as message_service
@@ -47,9 +48,21 @@ def turn_diff(*, session: Session, message_id: str, snaps=None) -> list[dict]:
     return _diff(session, start, end, snaps)
 
 
+def _snapshot_bound(kind: str, *order: str) -> sql.Query:
+    return sql.Query(
+        lambda session_id: (Part.objects.filter(session_id=session_id, type=kind, data__has_key="snapshot")
+                            .order_by(*order).values_list("data", flat=True)[:1]),
+        lambda session_id: [sql.AS_COMPILED, session_id, kind])  # the key test's path, as each backend spells it
+
+
+# The session's first and last snapshot, read after every step (summarize): compiled once.
+_FIRST_SNAPSHOT = _snapshot_bound("step-start", "message_id", "id")
+_LAST_SNAPSHOT = _snapshot_bound("step-finish", "-message_id", "-id")
+
+
 def whole_diff(*, session: Session, snaps=None) -> list[dict]:
-    start, end = _bounds(Part.objects.filter(session=session))
-    return _diff(session, start, end, snaps)
+    start, end = _FIRST_SNAPSHOT.first(session.id), _LAST_SNAPSHOT.first(session.id)
+    return _diff(session, start and start.get("snapshot"), end and end.get("snapshot"), snaps)
 
 
 def _diff(session: Session, start: str | None, end: str | None, snaps) -> list[dict]:
