@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from agentserver import events
+from agentserver import events, sql
 from agentserver import loop as server_loop
 from agentserver.errors import BadRequest, Conflict, NotFound
 from auth_app import crypto
@@ -47,9 +47,15 @@ class Server:
 
 # ---- selectors ----------------------------------------------------------------------------------------
 
+# Read for every turn (its tools): compiled once (agentserver.sql.Query).
+_RUNTIME_ROWS = sql.Query(
+    lambda owner_id, project_id: McpServer.objects.filter(owner_id=owner_id, project_id=project_id).order_by("name"),
+    lambda owner_id, project_id: [owner_id, project_id])
+
+
 def _runtime_servers(context) -> dict[str, Server]:
     out: dict[str, Server] = {}
-    for row in McpServer.objects.filter(owner=context.user, project_id=context.project_id).order_by("name"):
+    for row in _RUNTIME_ROWS.all(context.user.pk, context.project_id):
         try:
             config = configs.normalize(crypto.decrypt_json(row.ciphertext))
         except crypto.CredentialDecryptError:

@@ -60,10 +60,15 @@ def user_message(*, session: Session, like: Message, continues: str, parts: list
     return message
 
 
+_USERS_AFTER = sql.Query(
+    lambda session_id, after: (Message.objects.filter(session_id=session_id, role="user", id__gt=after)
+                               .order_by("id").values_list("id", "info")),
+    lambda session_id, after: [after, "user", session_id])
+
+
 def continuation_of(session_id: str, message_id: str) -> str | None:
     """The user message the runner added to carry on from `message_id`, if any."""
-    for mid, info in (Message.objects.filter(session_id=session_id, role="user", id__gt=message_id)
-                      .order_by("id").values_list("id", "info")):
+    for mid, info in _USERS_AFTER.all(session_id, message_id):
         if (info or {}).get(CONTINUES_KEY) == message_id:
             return mid
     return None

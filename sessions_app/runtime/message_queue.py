@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agentserver import ids, sql
 from sessions_app.models import Message
+from sessions_app.store.rows import latest_assistant, newest_message_id
 
 IDLE = {"type": "idle"}
 BUSY = {"type": "busy"}
@@ -13,13 +14,6 @@ NO_REPLY_KEY = "_noReply"
 
 # Read by the runner before and after every turn and by every waiting request at each wake-up: compiled once
 # (agentserver.sql.Query). Arguments bind in the order Q sorts filter() keywords in.
-_LAST_ANSWER_INFO = sql.Query(
-    lambda session_id: (Message.objects.filter(session_id=session_id, role="assistant").order_by("-id")
-                        .values_list("info", flat=True)[:1]),
-    lambda session_id: ["assistant", session_id])
-_NEWEST_ID = sql.Query(
-    lambda session_id: Message.objects.filter(session_id=session_id).order_by("-id").values_list("id", flat=True)[:1],
-    lambda session_id: [session_id])
 
 
 def _prompts_after_query(session_id: str, after: str):
@@ -36,8 +30,8 @@ _FIRST_PROMPT_AFTER = sql.Query(lambda *args: _prompts_after_query(*args)[:1], _
 
 
 def last_answered_user_id(session_id: str) -> str:
-    info = _LAST_ANSWER_INFO.first(session_id)
-    return (info or {}).get("parentID") or ""
+    last = latest_assistant(session_id)
+    return ((last.info or {}) if last is not None else {}).get("parentID") or ""
 
 
 def pending_all(session_id: str) -> list[Message]:
@@ -48,7 +42,7 @@ def pending_all(session_id: str) -> list[Message]:
 def next_pending(session_id: str) -> Message | None:
     """Also makes the answer's ids sort after the session's newest message (agentserver.ids.observe): it may
     come from a host whose clock is ahead of this one's."""
-    ids.observe(_NEWEST_ID.first(session_id))
+    ids.observe(newest_message_id(session_id))
     return _FIRST_PROMPT_AFTER.first(session_id, last_answered_user_id(session_id))
 
 

@@ -6,6 +6,7 @@ import os
 import re
 from functools import lru_cache
 
+from agentserver import sql
 from sessions_app.models import PermissionApproval
 
 ACTIONS = ("allow", "ask", "deny")
@@ -91,6 +92,11 @@ def disabled_tools(tool_ids: list[str], rules: list[dict]) -> set[str]:
 
 
 def approvals_of(*, owner_id: int, project_id: str) -> list[dict]:
-    return [{"permission": p, "pattern": pat, "action": "allow"}
-            for p, pat in PermissionApproval.objects.filter(owner_id=owner_id, project_id=project_id)
-            .order_by("id").values_list("permission", "pattern")]
+    return [{"permission": p, "pattern": pat, "action": "allow"} for p, pat in _APPROVALS.all(owner_id, project_id)]
+
+
+# Read for every turn: compiled once (agentserver.sql.Query).
+_APPROVALS = sql.Query(
+    lambda owner_id, project_id: (PermissionApproval.objects.filter(owner_id=owner_id, project_id=project_id)
+                                  .order_by("id").values_list("permission", "pattern")),
+    lambda owner_id, project_id: [owner_id, project_id])

@@ -27,7 +27,7 @@ from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.scope import RunScope
 from sessions_app.runtime.subtasks import Turns, child_runner
 from sessions_app.store import messages as message_service
-from sessions_app.store.rows import session_row
+from sessions_app.store.rows import latest_assistant, session_row
 
 INTERRUPTED_KEY = "_interrupted"
 ALLOWING = ("once", "always")
@@ -59,7 +59,7 @@ def _call_state(session_id: str, call_id: str) -> str:
 
 def resumable(session_id: str) -> tuple[Message, Message, dict] | None:
     """(user message, interrupted assistant message, tool part) of a call to re-run now, if any."""
-    last = Message.objects.filter(session_id=session_id, role="assistant").order_by("-id").first()
+    last = latest_assistant(session_id)
     if last is None or not last.info.get(INTERRUPTED_KEY):
         return None
     if (last.info.get("error") or {}).get("name") != "MessageAbortedError":

@@ -12,14 +12,14 @@ import os
 import time
 from collections.abc import Iterator
 
-from agentserver import loop as server_loop, sql
+from agentserver import loop as server_loop
 from agentserver.bus import bridge
 from agentserver.errors import ApiError, NotFound
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases, parts, supervisor, wakeups
 from sessions_app.runtime.compaction import continuation_of
 from sessions_app.runtime.message_queue import last_answered_user_id, queued_after
-from sessions_app.store.rows import parts_of
+from sessions_app.store.rows import latest_assistant, parts_of
 
 WAIT_SECONDS = float(os.environ.get("AGENTSERVER_ANSWER_WAIT_SECONDS", "3600"))
 # How long a session may look idle before a wait kicks its runner again, then gives up on the answer.
@@ -27,11 +27,6 @@ IDLE_GRACE_SECONDS = 2.0
 # Events wake a wait (runtime/wakeups.py); without one for this long it reads the database anyway: a worker
 # that died says nothing, and its lease expires after this long.
 FALLBACK_SECONDS = max(leases.LEASE_MS / 1000, 1.0)
-
-
-_NEWEST_ASSISTANT = sql.Query(
-    lambda session_id: Message.objects.filter(session_id=session_id, role="assistant").order_by("-id")[:1],
-    lambda session_id: ["assistant", session_id])
 
 
 class NoAnswer(ApiError):
@@ -46,7 +41,7 @@ def _idle(session_id: str) -> bool:
 
 def answer_state(session_id: str, user_message_id: str) -> Message | None:
     """The final assistant message answering `user_message_id`, or None while it is still coming."""
-    last = _NEWEST_ASSISTANT.first(session_id)  # the answer, mostly: the runner answers in order
+    last = latest_assistant(session_id)  # the answer, mostly: the runner answers in order
     if last is not None and (last.info or {}).get("parentID") != user_message_id:
         last = (Message.objects.filter(session_id=session_id, role="assistant", info__parentID=user_message_id)
                 .order_by("-id").first())

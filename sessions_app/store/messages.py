@@ -10,7 +10,7 @@ from agentserver import events, ids, sql
 from agentserver.errors import BadRequest, NotFound
 from projects_app.models import now_ms
 from sessions_app.models import Message, Part, Session
-from sessions_app.store.rows import session_reload
+from sessions_app.store.rows import newest_message_id, session_reload
 from sessions_app.wire import public_info, session_event
 
 
@@ -18,8 +18,7 @@ def new_message_id(session: Session) -> str:
     """An id for a new message of the session that sorts after its newest one, whichever host (and clock)
     made that: the runner answers in id order, and a prompt that sorted before the answer it follows would
     never be answered."""
-    newest = Message.objects.filter(session=session).order_by("-id").values_list("id", flat=True).first()
-    return ids.ascending_after("msg", newest)
+    return ids.ascending_after("msg", newest_message_id(session.id))
 
 
 def publish_for(session: Session, type: str, properties: dict) -> None:

@@ -6,10 +6,16 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 
 from agentserver import sql
-from sessions_app.models import Part, Session
+from sessions_app.models import Message, Part, Session
 
 _SESSION = sql.Query(lambda session_id: Session.objects.filter(id=session_id)[:1], lambda session_id: [session_id])
 _USER = sql.Query(lambda user_id: get_user_model().objects.filter(id=user_id)[:1], lambda user_id: [user_id])
+_LATEST_ASSISTANT = sql.Query(
+    lambda session_id: Message.objects.filter(session_id=session_id, role="assistant").order_by("-id")[:1],
+    lambda session_id: ["assistant", session_id])  # Q sorts filter() keywords: role binds first
+_NEWEST_MESSAGE_ID = sql.Query(
+    lambda session_id: Message.objects.filter(session_id=session_id).order_by("-id").values_list("id", flat=True)[:1],
+    lambda session_id: [session_id])
 _PARTS = sql.Query(lambda message_id: Part.objects.filter(message_id=message_id).order_by("id"),
                    lambda message_id: [message_id])
 
@@ -42,3 +48,12 @@ def owner_of(session: Session):
 def parts_of(message_id: str) -> list[Part]:
     """A message's parts in order."""
     return _PARTS.all(message_id)
+
+
+def latest_assistant(session_id: str) -> Message | None:
+    """The session's newest assistant message."""
+    return _LATEST_ASSISTANT.first(session_id)
+
+
+def newest_message_id(session_id: str) -> str | None:
+    return _NEWEST_MESSAGE_ID.first(session_id)
