@@ -23,13 +23,32 @@ _ESCAPED = re.compile(ESCAPE + "(.)", re.DOTALL)
 _MARKERS = (ESCAPE, "\\ue000")
 
 
+_ESCAPE_UTF8 = ESCAPE.encode()
+
+
 def _needs_escape(value) -> bool:
+    """Whether any string in `value` holds U+0000 or the escape. orjson writes the value out in C (NUL as the
+    six characters \\u0000, U+E000 as its UTF-8 bytes), and both are looked for in that: a walk over every
+    string in Python was most of what preparing a part's JSON cost. A backslash written before "u0000" is a false alarm,
+    which costs only the escaping that then changes nothing."""
+    if isinstance(value, str):
+        return "\0" in value or ESCAPE in value
+    if not isinstance(value, (dict, list, tuple)):
+        return False
+    try:
+        text = orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):  # keys that are not strings, integers past 64 bits
+        return _walk_needs_escape(value)
+    return b"\\u0000" in text or _ESCAPE_UTF8 in text
+
+
+def _walk_needs_escape(value) -> bool:
     if isinstance(value, str):
         return "\0" in value or ESCAPE in value
     if isinstance(value, dict):
-        return any(_needs_escape(key) or _needs_escape(item) for key, item in value.items())
+        return any(_walk_needs_escape(key) or _walk_needs_escape(item) for key, item in value.items())
     if isinstance(value, (list, tuple)):
-        return any(_needs_escape(item) for item in value)
+        return any(_walk_needs_escape(item) for item in value)
     return False
 
 

@@ -13,7 +13,9 @@ import copy
 import json
 import os
 import re
+import threading
 
+import orjson
 from django.db import transaction
 
 from agentserver import json_column, paths
@@ -128,14 +130,39 @@ def project_files(context) -> list[str]:
 
 
 def read_config_file(path: str) -> dict:
-    """A project config file, or {} when unreadable or invalid (a broken file must not break every request)."""
+    """A project config file, or {} when unreadable or invalid (a broken file must not break every request).
+    Parsed once per content of the file: every turn reads the project's config, and the JSONC scan, in
+    Python, cost more than the rest of the turn's setup (the file is still read every time: a change
+    within the file system's timestamp granularity keeps its size and times). Each caller gets its own copy."""
     try:
         if os.path.getsize(path) > MAX_CONFIG_FILE_BYTES:
             return {}
         with open(path, encoding="utf-8") as handle:
-            return parse_jsonc(handle.read())
+            text = handle.read()
+        if len(text) > PARSED_FILE_KEPT_CHARS:
+            return parse_jsonc(text)
+        known = _parsed_files.get(path)
+        if known is None or known[0] != text:
+            parsed = parse_jsonc(text)
+            try:
+                kept: bytes | dict = orjson.dumps(parsed)
+            except (TypeError, orjson.JSONEncodeError):  # an integer past 64 bits: kept as parsed
+                kept = parsed
+            known = (text, kept)
+            with _parsed_lock:
+                _parsed_files[path] = known
+                while len(_parsed_files) > PARSED_FILES_KEPT:
+                    _parsed_files.pop(next(iter(_parsed_files)))
+        kept = known[1]
+        return orjson.loads(kept) if isinstance(kept, bytes) else copy.deepcopy(kept)
     except (OSError, ValueError, UnicodeDecodeError):
         return {}
+
+
+PARSED_FILES_KEPT = 256  # at most 256 × 2 × 64 KiB kept
+PARSED_FILE_KEPT_CHARS = 64 * 1024
+_parsed_files: dict[str, tuple[str, bytes | dict]] = {}  # path → (its text, the parsed config, as JSON)
+_parsed_lock = threading.Lock()
 
 
 def _user_layer_columns() -> str:

@@ -38,3 +38,22 @@ def test_secret_keys_are_recognised_and_redacted():
         assert not is_secret_key(key), key
     assert redact({"options": {"apiKey": "sk", "baseURL": "u"}, "list": [{"token": "t"}], "empty": {"apiKey": ""}}) == {
         "options": {"apiKey": REDACTED, "baseURL": "u"}, "list": [{"token": REDACTED}], "empty": {"apiKey": ""}}
+
+
+def test_a_config_file_read_again_gives_its_new_content_and_a_fresh_copy(tmp_path):
+    """read_config_file keeps the parse of a file's last content: an edit of the same size in the same
+    instant (the file system's timestamps are coarse) still counts, and no caller sees another's changes."""
+    from projects_app.config import read_config_file
+
+    path = tmp_path / "opencode.jsonc"
+    path.write_text('{"model": "a/b", // first\n "agent": {"x": {"steps": 1}}}')
+    first = read_config_file(str(path))
+    assert first == {"model": "a/b", "agent": {"x": {"steps": 1}}}
+    first["agent"]["x"]["steps"] = 99
+    assert read_config_file(str(path))["agent"]["x"]["steps"] == 1
+    path.write_text('{"model": "c/d", // first\n "agent": {"x": {"steps": 2}}}')
+    assert read_config_file(str(path)) == {"model": "c/d", "agent": {"x": {"steps": 2}}}
+    path.write_text('{"big": 123456789012345678901234567890}')
+    assert read_config_file(str(path)) == {"big": 123456789012345678901234567890}
+    path.write_text("{broken")
+    assert read_config_file(str(path)) == {}
