@@ -46,25 +46,43 @@ def acquire(session_id: str, holder: str) -> bool:
         return False
 
 
+# The runner's lease writes, several a prompt: compiled once (agentserver.sql.Change). The values bind SET
+# first, then WHERE (filter() keywords sorted, as Q sorts them).
+_TAKE = sql.Change(
+    lambda session_id, holder: (
+        SessionLease.objects.filter(session_id=session_id)
+        .filter(Q(holder=holder) | Q(holder="") | Q(expires_at__lt=DatabaseNow())),
+        {"holder": holder, "expires_at": _until(), "updated": DatabaseNow()}),
+    lambda session_id, holder: [holder, LEASE_MS, session_id, holder, ""])
+_RENEW = sql.Change(
+    lambda session_id, holder: (SessionLease.objects.filter(session_id=session_id, holder=holder),
+                                {"expires_at": _until(), "updated": DatabaseNow()}),
+    lambda session_id, holder: [LEASE_MS, holder, session_id])
+_SET_STATUS = sql.Change(
+    lambda session_id, holder, status: (SessionLease.objects.filter(session_id=session_id, holder=holder),
+                                        {"status": status, "updated": DatabaseNow()}),
+    lambda session_id, holder, status: [sql.prepared(SessionLease, "status", status), holder, session_id])
+_RELEASE = sql.Change(
+    lambda session_id, holder: (SessionLease.objects.filter(session_id=session_id, holder=holder),
+                                {"holder": "", "expires_at": 0, "status": IDLE, "updated": DatabaseNow()}),
+    lambda session_id, holder: ["", 0, sql.prepared(SessionLease, "status", IDLE), holder, session_id])
+
+
 def _take(session_id: str, holder: str) -> bool:
-    return bool(SessionLease.objects.filter(session_id=session_id)
-                .filter(Q(holder=holder) | Q(holder="") | Q(expires_at__lt=DatabaseNow()))
-                .update(holder=holder, expires_at=_until(), updated=DatabaseNow()))
+    return bool(_TAKE(session_id, holder))
 
 
 def renew(session_id: str, holder: str) -> bool:
     """False when the lease is no longer ours (it expired and another worker took it): stop working on it."""
-    return bool(SessionLease.objects.filter(session_id=session_id, holder=holder)
-                .update(expires_at=_until(), updated=DatabaseNow()))
+    return bool(_RENEW(session_id, holder))
 
 
 def set_status(session_id: str, holder: str, status: dict) -> None:
-    SessionLease.objects.filter(session_id=session_id, holder=holder).update(status=status, updated=DatabaseNow())
+    _SET_STATUS(session_id, holder, status)
 
 
 def release(session_id: str, holder: str) -> bool:
-    return bool(SessionLease.objects.filter(session_id=session_id, holder=holder)
-                .update(holder="", expires_at=0, status=IDLE, updated=DatabaseNow()))
+    return bool(_RELEASE(session_id, holder))
 
 
 def hand_over(session_id: str, holder: str) -> bool:

@@ -10,7 +10,7 @@ from agentserver import events, ids, sql
 from agentserver.errors import BadRequest, NotFound
 from projects_app.models import now_ms
 from sessions_app.models import Message, Part, Session
-from sessions_app.store.rows import newest_message_id, session_reload
+from sessions_app.store.rows import message_session, newest_message_id, part_message, session_reload
 from sessions_app.wire import public_info, session_event
 
 
@@ -55,7 +55,7 @@ def message_save(*, session: Session, info: dict, new: bool = False) -> Message:
     created = (info.get("time") or {}).get("created") or now_ms()
 
     def may_insert() -> None:
-        if Message.objects.filter(id=message_id).exists():
+        if message_session(message_id) is not None:
             raise BadRequest(f"Message {message_id} belongs to another session")
 
     _write(Message, key={"id": message_id, "session": session}, values={"role": role, "info": info},
@@ -77,9 +77,9 @@ def part_save(*, session: Session, part: dict, new: bool = False) -> Part:
     part = {**part, "sessionID": session.id}
 
     def may_insert() -> None:
-        if not Message.objects.filter(id=message_id, session=session).exists():
+        if message_session(message_id) != session.id:
             raise NotFound(f"Message not found: {message_id}")
-        if Part.objects.filter(id=part_id).exists():
+        if part_message(part_id) is not None:
             raise BadRequest(f"Part {part_id} belongs to another message")
 
     _write(Part, key={"id": part_id, "session": session, "message_id": message_id},
@@ -105,7 +105,7 @@ def _write(model, *, key: dict, values: dict, new: bool, may_insert, on_insert: 
     with transaction.atomic():
         if not sql.update(model, key, values):
             may_insert()
-            model.objects.create(**fields)
+            sql.insert(model, [model(**fields)])
 
 
 def part_checkpoint(*, session: Session, part: dict) -> None:

@@ -16,6 +16,12 @@ _LATEST_ASSISTANT = sql.Query(
 _NEWEST_MESSAGE_ID = sql.Query(
     lambda session_id: Message.objects.filter(session_id=session_id).order_by("-id").values_list("id", flat=True)[:1],
     lambda session_id: [session_id])
+_MESSAGE_SESSION = sql.Query(
+    lambda message_id: Message.objects.filter(id=message_id).values_list("session_id", flat=True)[:1],
+    lambda message_id: [message_id])
+_PART_MESSAGE = sql.Query(
+    lambda part_id: Part.objects.filter(id=part_id).values_list("message_id", flat=True)[:1],
+    lambda part_id: [part_id])
 _PARTS = sql.Query(lambda message_id: Part.objects.filter(message_id=message_id).order_by("id"),
                    lambda message_id: [message_id])
 
@@ -57,3 +63,13 @@ def latest_assistant(session_id: str) -> Message | None:
 
 def newest_message_id(session_id: str) -> str | None:
     return _NEWEST_MESSAGE_ID.first(session_id)
+
+
+def message_session(message_id: str) -> str | None:
+    """The id of the session a message belongs to, None when there is no such message."""
+    return _MESSAGE_SESSION.first(message_id)
+
+
+def part_message(part_id: str) -> str | None:
+    """The id of the message a part belongs to, None when there is no such part."""
+    return _PART_MESSAGE.first(part_id)
