@@ -101,3 +101,24 @@ def test_session_reload_reads_every_field_and_the_share_again(owner, django_asse
     with pytest.raises(Session.DoesNotExist):
         session_reload(stale)
     assert session_row(session.id) is None
+
+
+def test_a_change_with_expressions_and_json_updates_only_the_rows_it_names(owner):
+    from agentserver.clock import DatabaseNow
+    from sessions_app.models import SessionLease
+
+    session = _session(owner)
+    SessionLease.objects.create(session=session, holder="w1", expires_at=0, status={}, updated=0)
+    mark = sql.Change(
+        lambda sid, holder, status: (SessionLease.objects.filter(session_id=sid, holder=holder),
+                                     {"status": status, "expires_at": DatabaseNow() + 1000}),
+        lambda sid, holder, status: [sql.prepared(SessionLease, "status", status), 1000, holder, sid])
+    assert mark(session.id, "w2", {"type": "busy"}) == 0
+    assert mark(session.id, "w1", {"type": "retry", "message": "a\0b"}) == 1
+    lease = SessionLease.objects.get(session=session)
+    assert lease.status == {"type": "retry", "message": "a\0b"} and lease.expires_at > 1000
+    wrong = sql.Change(lambda sid: (SessionLease.objects.filter(session_id=sid), {"holder": ""}),
+                       lambda sid: [sid, ""])
+    with pytest.raises(RuntimeError, match="binds"):
+        wrong(session.id)
+    assert SessionLease.objects.get(session=session).holder == "w1"
