@@ -44,5 +44,10 @@ class AssistantMessage:
         self.info["finish"] = reason
         self.info["tokens"] = tokens
         self.info["cost"] = float(self.info.get("cost") or 0) + cost
-        await db(message_store.message_save)(session=self.session, info=dict(self.info))
-        await db(session_store.session_add_usage)(session_id=self.session.id, cost=cost, tokens=tokens)
+        await db(_store_step_end)(self.session, dict(self.info), cost, tokens)
+
+
+def _store_step_end(session: Session, info: dict, cost: float, tokens: dict) -> None:
+    """The message and the session's totals in one hand-off to the runner's thread."""
+    message_store.message_save(session=session, info=info)
+    session_store.session_add_usage(session_id=session.id, cost=cost, tokens=tokens)
