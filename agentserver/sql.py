@@ -11,9 +11,9 @@ on a 2-core machine a Session fetched by id took about 1 ms to build and 0.07 ms
   the same for an UPDATE whose values or conditions are expressions (the database's clock, say).
 
 Each field still prepares its own value (JSON, defaults applied by pre_save) for the connection's backend;
-save signals are not sent (nothing listens on these models). A value that a plain text, integer or boolean field would pass through unchanged (a str for a
-CharField, an int for an IntegerField or a key to one) is taken as it is: asking each field cost more than
-the INSERT itself."""
+save signals are not sent (nothing listens on these models). A value that a plain text, integer or boolean
+field would pass through unchanged (a str for a CharField, an int for an IntegerField or a key to one) is
+taken as it is: asking each field cost more than the INSERT itself."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -78,7 +78,7 @@ def update(model, where: dict[str, Any], values: dict[str, Any]) -> int:
     """UPDATE `model` SET `values` WHERE every field of `where` equals its value; how many rows it changed.
     Each value is prepared by its field for the backend, as QuerySet.update does (JSON encoded, say)."""
     statement, set_fields, where_fields = _update_statement(model, tuple(values), tuple(where))
-    params = [field.get_db_prep_save(values[field.name], connection) for field in set_fields]
+    params = [field.get_db_prep_save(value, connection) for value, field in zip(values.values(), set_fields)]
     params += [_where_value(field, where[name]) for name, field in zip(where, where_fields)]
     with connection.cursor() as cursor:
         cursor.execute(statement, params)
@@ -114,13 +114,16 @@ class Query:
     statement's order, AS_COMPILED where the ORM's own constant goes (a JSON key path, spelled differently
     on each backend). The first call compiles `build` with its own arguments and checks that the ORM bound
     exactly `bind`'s values, so a `bind` that disagrees with its queryset fails at once, in every test that
-    runs it, on either database."""
+    runs it, on either database. A None argument goes to the ORM instead: there `x=None` means IS NULL,
+    which the compiled `x = %s` would never match."""
 
     def __init__(self, build: Callable[..., Any], bind: Callable[..., Sequence]):
         self._build, self._bind = build, bind
         self._compiled: _Compiled | None = None
 
     def all(self, *args) -> list:
+        if None in args:
+            return list(self._build(*args))
         compiled = self._compiled
         if compiled is None or compiled.vendor != connection.vendor:
             compiled = self._compiled = _Compiled(self._build(*args), list(self._bind(*args)))
@@ -169,7 +172,6 @@ class _Compiled:
         if self.kind is FlatValuesListIterable:
             return [row[0] for row in rows]
         return [tuple(row) for row in rows]
-
 
     def _converted(self, row: list) -> list:
         for position, (converters, expression) in self.converters:

@@ -122,3 +122,13 @@ def test_a_change_with_expressions_and_json_updates_only_the_rows_it_names(owner
     with pytest.raises(RuntimeError, match="binds"):
         wrong(session.id)
     assert SessionLease.objects.get(session=session).holder == "w1"
+
+
+def test_a_none_argument_means_what_it_means_to_the_orm(owner):
+    session = _session(owner)
+    _message(session, "msg_a")
+    by_parent = sql.Query(lambda sid, parent: Session.objects.filter(id=sid, parent_id=parent).values_list("id", flat=True),
+                          lambda sid, parent: [sid, parent])
+    assert by_parent.all(session.id, None) == [session.id]  # IS NULL, as the ORM reads it
+    assert by_parent.all(session.id, "ses_other") == []
+    assert by_parent.all(session.id, None) == [session.id]
