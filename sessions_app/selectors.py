@@ -190,17 +190,6 @@ def decode_cursor(value: str) -> str:
     return message_id
 
 
-def _with_parts(messages: list[Message]) -> list[tuple[Message, list[dict]]]:
-    """Attach each message's parts (their wire dicts, in id order) with one query; values_list skips model
-    instantiation, which is most of the cost on a long session."""
-    by_message: dict[str, list[dict]] = {m.id: [] for m in messages}
-    if messages:
-        rows = Part.objects.filter(message_id__in=list(by_message)).order_by("message_id", "id")
-        for message_id, data in rows.values_list("message_id", "data"):
-            by_message[message_id].append(data)
-    return [(m, by_message[m.id]) for m in messages]
-
-
 @dataclass
 class StoredMessagePage:
     items: list[dict]

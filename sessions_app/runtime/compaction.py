@@ -22,6 +22,7 @@ from sessions_app.runtime.history import provider_messages
 from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.scope import RunScope
 from sessions_app.store import messages as message_service
+from sessions_app.store.rows import session_row
 
 log = logging.getLogger(__name__)
 CONTINUES_KEY = "_continues"
@@ -213,7 +214,7 @@ def prune(session_id: str, config: dict | None = None) -> int:
             break
     if pruned <= PRUNE_MINIMUM:
         return 0
-    session = Session.objects.filter(id=session_id).first()
+    session = session_row(session_id)
     if session is None:
         return 0
     now = now_ms()
@@ -228,7 +229,7 @@ def prune_quietly(session_id: str, config: dict | None = None) -> None:
 
     try:
         if config is None:
-            session = Session.objects.filter(id=session_id).first()
+            session = session_row(session_id)
             if session is None:
                 return
             config = load_config(session_context(session))
