@@ -64,6 +64,12 @@ class SessionBusy(Conflict):
     name = "SessionBusyError"
 
 
+class SnapshotUnavailable(Conflict):
+    """A revert or unrevert that cannot restore the files it would promise (its snapshots were deleted,
+    damaged or never taken): refused with nothing changed, never a success that restored nothing."""
+    name = "SnapshotUnavailableError"
+
+
 class PayloadTooLarge(ApiError):
     status = 413
     name = "PayloadTooLargeError"

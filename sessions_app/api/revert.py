@@ -81,6 +81,7 @@ class RevertStageBody(serializers.Serializer):
 
 class V2RevertStageView(ApiView):
     operation_ids = {"POST": "session.revert.stage"}
+    answers = (409,)
 
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
@@ -92,6 +93,7 @@ class V2RevertStageView(ApiView):
 
 class V2RevertClearView(ApiView):
     operation_ids = {"POST": "session.revert.clear"}
+    answers = (409,)
 
     def post(self, request, sessionID: str):
         revert_service.session_unrevert(session=session_from_path(request, sessionID))
@@ -100,6 +102,7 @@ class V2RevertClearView(ApiView):
 
 class V2RevertCommitView(ApiView):
     operation_ids = {"POST": "session.revert.commit"}
+    answers = (409,)
 
     def post(self, request, sessionID: str):
         revert_service.session_revert_commit(session=session_from_path(request, sessionID))

@@ -33,6 +33,7 @@ PRUNE = "7.days.ago"
 _CORE = ["-c", "core.longpaths=true", "-c", "core.symlinks=true", "-c", "core.autocrlf=false",
          "-c", "core.quotepath=false", "-c", "core.fsmonitor=false"]
 _SAFE_COMPONENT = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+_TREE_HASH = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 _locks: dict[str, threading.Lock] = {}
 _exclude_paths: dict[tuple, str] = {}  # (owner id, tree) → the user's info/exclude
 _locks_guard = threading.Lock()
@@ -248,6 +249,15 @@ class Snapshots:
             names = [n for n in result.stdout.decode(errors="replace").split("\0") if n]
             return {"hash": tree, "files": [self._abs(n) for n in names]}
 
+    def readable(self, trees: list[str]) -> bool:
+        """Whether the store holds every one of these snapshot trees (False when it cannot be read at all)."""
+        if not trees:
+            return True
+        if not all(isinstance(tree, str) and _TREE_HASH.fullmatch(tree) for tree in trees):
+            return False  # a stored value that is no hash (a client may write parts) never reaches git's options
+        with self._locked():
+            return self._git("rev-parse", *(f"{tree}^{{tree}}" for tree in trees), "--", tree=False).returncode == 0
+
     def restore(self, tree: str) -> bool:
         """Put every file of snapshot `tree` back (files created since are left alone, as opencode)."""
         with self._locked():
@@ -255,9 +265,11 @@ class Snapshots:
                 return False
             return self._git("checkout-index", "-a", "-f").returncode == 0
 
-    def revert(self, patches: list[dict]) -> None:
-        """Each file back to its content in the earliest patch naming it; deleted if it did not exist there."""
+    def revert(self, patches: list[dict]) -> list[str]:
+        """Each file back to its content in the earliest patch naming it; deleted if it did not exist there.
+        The files it could not put back."""
         seen: set[str] = set()
+        failed: list[str] = []
         with self._locked():
             for patch in patches:
                 tree = patch.get("hash")
@@ -268,17 +280,24 @@ class Snapshots:
                     if real is None or real in seen or real == self.worktree:
                         continue
                     seen.add(real)
-                    self._revert_file(tree, real)
+                    if not self._revert_file(tree, real):
+                        failed.append(real)
+        return failed
 
-    def _revert_file(self, tree: str, file: str) -> None:
+    def _revert_file(self, tree: str, file: str) -> bool:
         rel = os.path.relpath(file, self.worktree)
         listed = self._git("ls-tree", "--name-only", tree, "--", rel)
-        if listed.returncode == 0 and listed.stdout.strip():
+        if listed.returncode:
+            log.warning("snapshot: cannot read %s in %s: %s", rel, tree, listed.stderr[:300])
+            return False
+        if listed.stdout.strip():
             if self._git("checkout", tree, "--", rel).returncode:
                 log.warning("snapshot: could not restore %s from %s", rel, tree)
-            return
-        if listed.returncode == 0 and (os.path.isfile(file) or os.path.islink(file)):
+                return False
+            return True
+        if os.path.isfile(file) or os.path.islink(file):
             os.unlink(file)
+        return True
 
     def diff(self, tree: str) -> str:
         """Unified diff from snapshot `tree` to the current state."""

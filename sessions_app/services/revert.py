@@ -2,18 +2,24 @@
 
 Revert puts the files back as they were before the target point and records `session.revert`; the
 messages stay until the next prompt/shell/command runs `revert_cleanup`. Revert and unrevert hold the
-session's lease while they work, so they never race a running turn (a busy session is a 409)."""
+session's lease while they work, so they never race a running turn (a busy session is a 409). Either one
+refuses, with nothing changed, when the snapshots it would restore from cannot be read (409
+SnapshotUnavailableError): a success that put nothing back would have the person believe their files were."""
 from __future__ import annotations
 
+import logging
 import uuid
 from contextlib import contextmanager
 
-from agentserver import workers
-from agentserver.errors import NotFound, SessionBusy
+from agentserver import sandbox, workers
+from agentserver.errors import NotFound, SessionBusy, SnapshotUnavailable
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases
-from sessions_app.store import messages as message_service
 from sessions_app.runtime.session_diff import snapshots_for
+from sessions_app.runtime.snapshots import Snapshots
+from sessions_app.store import messages as message_service
+
+log = logging.getLogger(__name__)
 
 
 @contextmanager
@@ -33,8 +39,9 @@ def _exclusive(session: Session):
             supervisor.kick(session.id)
 
 
-def _target(session: Session, message_id: str, part_id: str | None) -> tuple[dict | None, list[dict]]:
-    """The revert record {messageID, partID?} for the target, and the patch parts from that point on (in order).
+def _target(session: Session, message_id: str, part_id: str | None) -> tuple[dict | None, list[dict], bool]:
+    """The revert record {messageID, partID?} for the target, the patch parts from that point on (in order),
+    and whether a step from that point on has no snapshot (its file changes were never recorded).
     A whole-message revert starts at the latest user message at or before the target: reverting an assistant
     message reverts its whole turn."""
     messages = list(Message.objects.filter(session=session).order_by("id").values_list("id", "role"))
@@ -58,45 +65,94 @@ def _target(session: Session, message_id: str, part_id: str | None) -> tuple[dic
         revert = revert or {"messageID": last_user or mid}
         break
     if revert is None:
-        return None, []
+        return None, [], False
     start, first_part = revert["messageID"], revert.get("partID")
-    patches = [p for mid, _ in messages if mid >= start for p in parts[mid]
-               if p.get("type") == "patch" and not (first_part and mid == start and p.get("id", "") < first_part)]
-    return revert, patches
+    reverted = [p for mid, _ in messages if mid >= start for p in parts[mid]
+                if not (first_part and mid == start and p.get("id", "") < first_part)]
+    patches = [p for p in reverted if p.get("type") == "patch"]
+    untracked = any(p.get("type") in ("step-start", "step-finish") and not p.get("snapshot") for p in reverted)
+    return revert, patches, untracked
+
+
+def _unavailable(session: Session, why: str) -> SnapshotUnavailable:
+    return SnapshotUnavailable(f"The files of session {session.id} cannot be restored: {why}. Nothing was "
+                               "changed.", sessionID=session.id)
+
+
+def check_restorable(*, session: Session, snaps: Snapshots | None, trees: list, untracked: bool = False) -> None:
+    """Refuse (409) a revert or unrevert that could not put back the files it promises: snapshots `trees` it
+    restores from that the store cannot read (deleted, damaged, or snapshots now off), or steps whose snapshots
+    were never taken. Changes nothing."""
+    if snaps is None:
+        if trees:
+            raise _unavailable(session, "its snapshots cannot be read (snapshots are off, or its directory is "
+                                        "gone)")
+        return
+    if untracked:
+        raise _unavailable(session, "snapshots were not taken for every step it would revert (the snapshot "
+                                    "store could not be written then)")
+    sandbox.require()
+    try:
+        readable = snaps.readable(trees)
+    except OSError:
+        readable = False
+    if not readable:
+        log.warning("revert: session %s: snapshots %s cannot be read from %s", session.id, trees, snaps.gitdir)
+        raise _unavailable(session, "its snapshot store cannot be read (deleted or damaged)")
+
+
+def _revert_files(session: Session, snaps: Snapshots, earlier: str | None, patches: list[dict]) -> dict:
+    """Put the files back (from the full state of an earlier revert's snapshot, when the boundary moves);
+    the record's {snapshot, diff}. A failure partway puts the files back as they were and refuses."""
+    try:
+        now = snaps.track()
+        if now is None:
+            raise _unavailable(session, "its snapshot store cannot be written")
+        if (earlier and not snaps.restore(earlier)) or snaps.revert(
+                [{"hash": p.get("hash"), "files": p.get("files") or []} for p in patches]):
+            snaps.restore(now)
+            raise _unavailable(session, "a snapshot could not be read")
+        snapshot = earlier or now
+        return {"snapshot": snapshot, "diff": snaps.diff(snapshot)}
+    except OSError as error:
+        log.warning("revert: session %s: %s", session.id, error)
+        raise _unavailable(session, "its snapshot store cannot be read") from None
 
 
 def session_revert(*, session: Session, message_id: str, part_id: str | None = None, files: bool = True,
                    must_exist: bool = False) -> Session:
     """`files=False` (v2 session.revert.stage) stages the boundary and leaves the files as they are;
-    `must_exist`: an unknown message is a 404 (v2) rather than a revert of nothing (1.18)."""
+    `must_exist`: an unknown message is a 404 (v2) rather than a revert of nothing (1.18). Files that cannot
+    be put back are a 409 with nothing changed."""
     from sessions_app.store.sessions import session_set
 
     with _exclusive(session):
         session.refresh_from_db()
-        revert, patches = _target(session, message_id, part_id)
+        revert, patches, untracked = _target(session, message_id, part_id)
         if revert is None:
             if must_exist:
                 raise NotFound(f"Message not found: {message_id}", sessionID=session.id, messageID=message_id)
             return session
+        earlier = (session.revert or {}).get("snapshot")
         if not files:
             # Files an earlier stage put back stay so, and its snapshot stays to restore them.
-            if (session.revert or {}).get("snapshot"):
-                revert["snapshot"] = session.revert["snapshot"]
+            if earlier:
+                revert["snapshot"] = earlier
             return session_set(session=session, revert=revert)
         snaps = snapshots_for(session)
-        snapshot = (session.revert or {}).get("snapshot")
+        trees = [earlier] if earlier else []
+        for patch in patches:
+            if patch.get("files") and patch.get("hash") not in trees:
+                trees.append(patch.get("hash"))
+        check_restorable(session=session, snaps=snaps, trees=trees, untracked=untracked)
         if snaps is not None:
-            if snapshot:
-                snaps.restore(snapshot)  # moving the boundary of an earlier revert starts from the full state
-            snapshot = snapshot or snaps.track()
-            snaps.revert([{"hash": p.get("hash"), "files": p.get("files") or []} for p in patches])
-        if snapshot:
-            revert["snapshot"] = snapshot
-            revert["diff"] = snaps.diff(snapshot) if snaps is not None else ""
+            revert.update(_revert_files(session, snaps, earlier, patches))
         return session_set(session=session, revert=revert)
 
 
 def session_unrevert(*, session: Session) -> Session:
+    """Put back the files a revert restored (from its snapshot) and clear it; 409 with nothing changed when
+    that snapshot cannot be read."""
     from sessions_app.store.sessions import session_set
 
     with _exclusive(session):
@@ -104,9 +160,15 @@ def session_unrevert(*, session: Session) -> Session:
         if not session.revert:
             return session
         snapshot = session.revert.get("snapshot")
-        snaps = snapshots_for(session) if snapshot else None
-        if snaps is not None:
-            snaps.restore(snapshot)
+        if snapshot:
+            snaps = snapshots_for(session)
+            check_restorable(session=session, snaps=snaps, trees=[snapshot])
+            try:
+                restored = snaps.restore(snapshot)
+            except OSError:
+                restored = False
+            if not restored:
+                raise _unavailable(session, "its snapshot could not be read")
         return session_set(session=session, revert=None)
 
 
