@@ -14,9 +14,10 @@ import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from agentserver.loop import db, free_db, own_thread
+from agentserver.loop import db, own_thread
 from sessions_app.runtime import leases, resume, turn
 from sessions_app.runtime.compaction import prune_quietly
+from sessions_app.runtime.lease_keeper import LeaseKeeper
 from sessions_app.runtime.message_queue import next_pending
 from sessions_app.runtime.scope import RunScope
 from sessions_app.store.rows import session_row
@@ -56,7 +57,7 @@ class Runner:
     def __init__(self, session_id: str, *, supervisor):
         self.session_id = session_id
         self.supervisor = supervisor  # runtime/supervisor.py Supervisor
-        self.worker_id = supervisor.worker_id
+        self.lease = LeaseKeeper(session_id, supervisor.worker_id)
         self.abort_event = asyncio.Event()
         self._woken = False           # a kick arrived since the runner last looked at the queue
         self._let_go = False
@@ -102,7 +103,7 @@ class Runner:
 
     async def _hold_lease(self) -> None:
         sid = self.session_id
-        if not await db(leases.acquire)(sid, self.worker_id):
+        if not await self.lease.acquire():
             return
         renew = asyncio.create_task(self._renew())
         listener = asyncio.create_task(self._listen())
@@ -110,22 +111,22 @@ class Runner:
             session = await db(session_row)(sid)
             if session is None:
                 return
-            self.scope = RunScope(session=session, worker_id=self.worker_id, supervisor=self.supervisor,
+            self.scope = RunScope(session=session, lease=self.lease, supervisor=self.supervisor,
                                   abort_event=self.abort_event)
             await db(resume.recover)(sid)
             await self._drain()
         finally:
             renew.cancel()
             listener.cancel()
-            if not self._let_go:
-                await db(leases.release)(sid, self.worker_id)
+            if not self._let_go and self.lease.holds_own:
+                await self.lease.release()
 
     async def _drain(self) -> None:
         """Answer the queue in order; idle when it is empty (and stay only if a prompt slipped in)."""
         scope, sid = self.scope, self.session_id
         while not self.lost:
             if self.handing_over:
-                await db(leases.hand_over)(sid, self.worker_id)
+                await self.lease.hand_over()
                 self._deregister()
                 return
             woken, self._woken = self._woken, False
@@ -140,7 +141,7 @@ class Runner:
                 # A wake that arrives while going idle is kept: it may be an answer to resume a call, which
                 # no queue query would find.
                 if await db(next_pending)(sid) is not None or self._woken:
-                    if await db(leases.acquire)(sid, self.worker_id):
+                    if await self.lease.acquire():
                         continue
                 self._deregister()  # synchronously after the last look: a later prompt starts a new runner
                 return
@@ -165,7 +166,8 @@ class Runner:
 
     async def _renew(self) -> None:
         """Keep the lease; a runner that lost it (expired, then adopted elsewhere) or cannot renew it before
-        it would expire stops at once: another worker may be answering the session by now."""
+        it would expire stops at once: another worker may be answering the session by now. A lease the runner
+        released or handed over itself is not renewed (LeaseKeeper), and its absence is no loss."""
         held_until = time.monotonic() + leases.LEASE_MS / 1000
         while not self.lost:
             await asyncio.sleep(RENEW_SECONDS)
@@ -173,13 +175,10 @@ class Runner:
                 return
             asked = time.monotonic()
             try:
-                children = self.scope.children if self.scope is not None else ()
-                for session_id in [self.session_id, *children]:
-                    renewed = await free_db(leases.renew)(session_id, self.worker_id)
-                    if session_id == self.session_id:
-                        if not renewed:
-                            return self._lost("lost its lease")
-                        held_until = asked + leases.LEASE_MS / 1000
+                renewed = await self.lease.renew()
+                if renewed is False:
+                    return self._lost("lost its lease")
+                held_until = asked + leases.LEASE_MS / 1000
             except Exception:
                 log.exception("lease renewal of %s", self.session_id)
                 if time.monotonic() >= held_until:

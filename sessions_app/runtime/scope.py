@@ -1,5 +1,5 @@
 """RunScope: what a runner hands the turn, compaction, subtasks and resume — the session being answered,
-its abort signal, the lease holder name, and the few things they all do with them (set the status, open
+its abort signal, the runner's hold on the lease (runtime/lease_keeper.py), and the few things they all do with them (set the status, open
 and close assistant messages, make and run a step). Child sessions of task calls get a scope of their own
 that shares the parent's abort signal.
 
@@ -13,8 +13,9 @@ from typing import Callable
 
 from agentserver.loop import db
 from sessions_app.models import Message, Session
-from sessions_app.runtime import leases, parts
+from sessions_app.runtime import parts
 from sessions_app.runtime.history import system_prompt
+from sessions_app.runtime.lease_keeper import LeaseKeeper
 from sessions_app.runtime.message_queue import IDLE
 from sessions_app.runtime.step import Step, StepProcessor
 from sessions_app.runtime.step_snapshots import StepSnapshots
@@ -27,10 +28,9 @@ log = logging.getLogger(__name__)
 @dataclass
 class RunScope:
     session: Session
-    worker_id: str
+    lease: LeaseKeeper                     # the runner's hold on this session's lease (and its children's)
     supervisor: object                     # runtime/supervisor.py Supervisor: which sessions run here
     abort_event: asyncio.Event = field(default_factory=asyncio.Event)
-    children: set[str] = field(default_factory=set)
     context: object | None = None          # the RuntimeContext of the turn in progress
     config: dict | None = None             # and its effective config
     _stored_status: dict | None = field(default=None, init=False, repr=False)  # last written to the lease row
@@ -43,7 +43,7 @@ class RunScope:
         self.abort_event.set()
 
     def child(self, session: Session) -> "RunScope":
-        return RunScope(session=session, worker_id=self.worker_id, supervisor=self.supervisor,
+        return RunScope(session=session, lease=self.lease, supervisor=self.supervisor,
                         abort_event=self.abort_event, context=self.context)
 
     async def begin_turn(self, user: Message):
@@ -60,13 +60,13 @@ class RunScope:
         """Every call is announced (opencode says busy before each step and again at its first part), the
         lease row is written only when the status changed."""
         if status != self._stored_status:
-            await db(leases.set_status)(self.session_id, self.worker_id, status)
+            await self.lease.set_status(self.session_id, status)
             self._stored_status = status
         message_service.publish_for(self.session, "session.status", {"sessionID": self.session_id, "status": status})
 
     async def go_idle(self) -> None:
         sid = self.session_id
-        await db(leases.release)(sid, self.worker_id)
+        await self.lease.release(sid)
         self._stored_status = IDLE
         message_service.publish_for(self.session, "session.status", {"sessionID": sid, "status": IDLE})
         message_service.publish_for(self.session, "session.idle", {"sessionID": sid})

@@ -10,7 +10,6 @@ from typing import Protocol
 from agentserver import sql
 from agentserver.loop import db
 from sessions_app.models import Message, Part
-from sessions_app.runtime import leases
 from sessions_app.runtime.compaction import user_message
 from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.scope import RunScope
@@ -73,17 +72,13 @@ def child_runner(scope: RunScope, turn, turns: Turns) -> Callable:
             parent=parent, context=turn.context, config=turn.config, agent=agent, prompt=prompt,
             description=description, task_id=task_id, parent_model=turn.model)
         sub = scope.child(child)
-        if not await db(leases.acquire)(child.id, scope.worker_id):
+        if not await scope.lease.acquire(child.id):
             raise ToolError(f"Session {child.id} is busy")
-        scope.children.add(child.id)
-        try:
-            with scope.supervisor.running_child(child.id, scope.abort_event):
-                try:
-                    await turns.answer(sub, user)
-                finally:
-                    await sub.go_idle()
-        finally:
-            scope.children.discard(child.id)
+        with scope.supervisor.running_child(child.id, scope.abort_event):
+            try:
+                await turns.answer(sub, user)
+            finally:
+                await sub.go_idle()
         return child.id, await db(last_text)(child.id)
 
     return run_child

@@ -156,7 +156,7 @@ class Supervisor:
                 runner.task.cancel()
             await asyncio.wait(late, timeout=5)
             for runner in running:
-                await free_db(leases.hand_over)(runner.session_id, runner.worker_id)
+                await runner.lease.hand_over(on_any_thread=True)
 
     async def _until_drained(self) -> None:
         if not self._draining:
