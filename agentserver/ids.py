@@ -95,6 +95,11 @@ def descending(prefix: str) -> str:
     return create(prefix, descending=True)
 
 
+def ascending_floor(prefix: str, ms: int) -> str:
+    """Sorts before every ascending id a host made at `ms` or later (until the 48 bits wrap, every ~2.2 years)."""
+    return f"{prefix}_{(ms * 4096) & _MASK:012x}"
+
+
 def matches(prefix: str, value: object) -> bool:
     return isinstance(value, str) and value.startswith(prefix)
 

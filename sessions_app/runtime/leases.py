@@ -7,12 +7,12 @@ from __future__ import annotations
 import os
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
-from agentserver import sql
+from agentserver import ids, sql
 from agentserver.clock import DatabaseNow
-from sessions_app.models import Session, SessionLease
-from sessions_app.runtime.message_queue import IDLE
+from sessions_app.models import Message, Session, SessionLease
+from sessions_app.runtime.message_queue import IDLE, NO_REPLY_KEY
 
 LEASE_MS = int(os.environ.get("AGENTSERVER_LEASE_MS", "10000"))
 
@@ -106,6 +106,20 @@ def is_live(session_id: str) -> bool:
 def live_sessions(session_ids: list[str]) -> list[str]:
     return list(SessionLease.objects.filter(live(), session_id__in=session_ids)
                 .values_list("session_id", flat=True))
+
+
+def stranded_sessions(*, since_ms: int, until_ms: int, limit: int = 100) -> list[str]:
+    """Sessions with a prompt stored between the two times (by the ids' clock) that no assistant message
+    follows and no live lease answers: the host that stored it died before its runner took the lease (after
+    a 204 from prompt_async too), and nobody prompts the session again to start one. The runner that
+    adopts one answers exactly what its queue holds (runtime/message_queue.py)."""
+    low, high = ids.ascending_floor("msg", since_ms), ids.ascending_floor("msg", until_ms)
+    window = Q(id__gte=low, id__lt=high) if low < high else Q(id__gte=low) | Q(id__lt=high)
+    answered = Message.objects.filter(session_id=OuterRef("session_id"), role="assistant", id__gt=OuterRef("id"))
+    held = SessionLease.objects.filter(live(), session_id=OuterRef("session_id"))
+    return list(Message.objects.filter(window, role="user").exclude(info__has_key=NO_REPLY_KEY)
+                .filter(~Exists(answered), ~Exists(held))
+                .values_list("session_id", flat=True).distinct()[:limit])
 
 
 def dead_sessions(limit: int = 100) -> list[str]:

@@ -16,13 +16,15 @@ from collections.abc import Iterator
 from django.conf import settings
 
 from agentserver import loop as server_loop
-from agentserver import shutdown, workers
+from agentserver import clock, shutdown, workers
 from agentserver.loop import free_db
 from sessions_app.runtime import leases, wakeups
 from sessions_app.runtime.runner import Runner, group_name
 
 log = logging.getLogger(__name__)
 JANITOR_SECONDS = max(leases.LEASE_MS / 2000, 1.0)
+STRANDED_FIRST_LOOK_BACK_MS = 24 * 3600 * 1000
+STRANDED_LOOK_BACK_MS = 3600 * 1000
 
 
 class ChildRun:
@@ -116,9 +118,18 @@ class Supervisor:
             await self.ensure_runner(session_id)
 
     async def _janitor_loop(self) -> None:
+        """Adopts sessions whose runner died (an expired lease) and sessions with a stored prompt no runner
+        took (its host died between storing it and taking the lease). A prompt younger than a janitor round
+        is left to the worker that stored it; the first round looks back a day (every host may have been
+        down), later ones an hour."""
+        look_back_ms = STRANDED_FIRST_LOOK_BACK_MS
         while not self._draining:
             try:
-                for session_id in await free_db(leases.dead_sessions)():
+                now = clock.now_ms()
+                stranded = await free_db(leases.stranded_sessions)(
+                    since_ms=now - look_back_ms, until_ms=now - int(JANITOR_SECONDS * 1000))
+                look_back_ms = STRANDED_LOOK_BACK_MS
+                for session_id in [*await free_db(leases.dead_sessions)(), *stranded]:
                     if session_id not in self._running:
                         await self.ensure_runner(session_id)
             except Exception:
