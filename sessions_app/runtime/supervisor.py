@@ -15,8 +15,8 @@ from collections.abc import Iterator
 
 from django.conf import settings
 
-from agentserver import loop as server_loop
 from agentserver import clock, shutdown, workers
+from agentserver import loop as server_loop
 from agentserver.loop import free_db
 from sessions_app.runtime import leases, wakeups
 from sessions_app.runtime.runner import Runner, group_name
