@@ -2,14 +2,14 @@
 Running goes through the prompting service like any prompt; this module only builds the prompt input."""
 from __future__ import annotations
 
-from agentserver.errors import BadRequest
 from agentserver.clock import now_ms
+from agentserver.errors import BadRequest
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import supervisor, waiting
 from sessions_app.runtime.turn_setup import load_config, session_context
-from sessions_app.store import messages as message_service
 from sessions_app.services import prompting
 from sessions_app.services.model_choice import choose_model
+from sessions_app.store import messages as message_service
 
 
 def command_list(*, context) -> list[dict]:
@@ -40,11 +40,15 @@ def _model_ref(value) -> dict | None:
 
 def command_input(*, session: Session, command: str, arguments: str, agent: str | None = None,
                   model: str | None = None, message_id: str | None = None, parts: list[dict] = ()) -> dict:
-    """The prompt input a command becomes (§5.12 steps 1–7). Unknown command → session.error + 400."""
+    """The prompt input a command becomes (§5.12 steps 1–7). Unknown command → session.error + 400.
+    Everything that can refuse it (the command, its agents and models, the extra file parts) is checked before
+    the template's `!` commands run."""
     from auth_app.tokens import roots_of
     from sessions_app.runtime.agents import agent_get, agent_list, default_agent_name
     from sessions_app.runtime.command_template import expand
     from sessions_app.runtime.commands import command_get
+    from sessions_app.runtime.prompt_input import resolve_parts
+    from sessions_app.services.revert import reverted_message_ids
 
     context = session_context(session)
     config = load_config(context)
@@ -57,19 +61,26 @@ def command_input(*, session: Session, command: str, arguments: str, agent: str 
     agent_name = found.get("agent") or agent or default_agent_name(config)
     agent_info = agent_get(config, agent_name)
     task_model = (_model_ref(found.get("model")) or agent_info.get("model") or _model_ref(model))
-    extra = list(parts)
-    parts = expand(found["template"], arguments, context=context, roots=roots_of(session.owner),
-                   agent_names={a["name"] for a in agent_list(config)})
     subtask = found.get("subtask") is True or (agent_info.get("mode") == "subagent"
                                                and found.get("subtask") is not False)
+    ignoring = reverted_message_ids(session)
+    chosen = choose_model(context=context, config=config, session=session, agent=agent_info, requested=task_model,
+                          ignoring=ignoring)
+    if subtask:
+        outer_agent = agent or default_agent_name(config)
+        choose_model(context=context, config=config, session=session, agent=agent_get(config, outer_agent),
+                     requested=_model_ref(model), ignoring=ignoring)
+    extra = list(parts)
+    # Read only to refuse a file that cannot be: the prompt reads them again with the template's parts.
+    resolve_parts(context=context, message_id=message_id or "msg", session_id=session.id, parts=extra)
+    parts = expand(found["template"], arguments, context=context, roots=roots_of(session.owner),
+                   agent_names={a["name"] for a in agent_list(config)})
     body: dict = {"messageID": message_id}
     if subtask:
-        chosen = choose_model(context=context, config=config, session=session, agent=agent_info,
-                              requested=task_model)
         body["parts"] = [{"type": "subtask", "agent": agent_name, "description": found.get("description") or "",
                           "command": command, "model": chosen,
                           "prompt": next((p["text"] for p in parts if p["type"] == "text"), "")}]
-        body["agent"] = agent or default_agent_name(config)
+        body["agent"] = outer_agent
         body["model"] = _model_ref(model)
     else:
         body.update(parts=[*parts, *extra], agent=agent_name, model=task_model)

@@ -2,17 +2,23 @@
 (prompting imports the shell service to abort it, and the shell service needs this)."""
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from sessions_app.models import Message, Session
 
 
-def choose_model(*, context, config: dict, session: Session, agent: dict, requested: dict | None) -> dict:
-    """input → agent's model → the last user message's → config `model` → catalog default; 400 if unknown."""
+def choose_model(*, context, config: dict, session: Session, agent: dict, requested: dict | None,
+                 ignoring: Collection[str] = ()) -> dict:
+    """input → agent's model → the last user message's (not one of `ignoring`, the messages a staged revert
+    removes) → config `model` → catalog default; 400 if unknown."""
     from providers_app import models_catalog
 
     model = requested or agent.get("model")
     if not model:
-        last = (Message.objects.filter(session=session, role="user").order_by("-id")
-                .values_list("info", flat=True).first())
+        users = Message.objects.filter(session=session, role="user")
+        if ignoring:
+            users = users.exclude(id__in=list(ignoring))
+        last = users.order_by("-id").values_list("info", flat=True).first()
         model = (last or {}).get("model")
     if model and model.get("providerID") and model.get("modelID"):
         provider_id, model_id = model["providerID"], model["modelID"]

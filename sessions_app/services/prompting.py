@@ -2,6 +2,8 @@
 answers it, optionally wait for the answer; abort; wait for idle (reference §5.2, §5.3)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db import transaction
 
 from agentserver.clock import now_ms
@@ -10,27 +12,36 @@ from sessions_app.runtime import leases, supervisor, waiting
 from sessions_app.runtime.message_queue import NO_REPLY_KEY
 from sessions_app.runtime.prompt_input import resolve_parts
 from sessions_app.runtime.turn_setup import load_config, session_context
-from sessions_app.store import messages as message_service
 from sessions_app.services.model_choice import choose_model, session_choice
-from sessions_app.services.revert import revert_cleanup
+from sessions_app.services.revert import (
+    do_revert_finalize,
+    revert_summarize,
+    reverted_message_ids,
+)
+from sessions_app.store import messages as message_service
 
 
-def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tuple[Message, list[dict]]:
-    """Validate and store the user message and its parts (events: session.updated, message.updated,
-    message.part.updated ×n, session.updated). Nothing is stored when the agent or model is unknown."""
+@dataclass(frozen=True)
+class CheckedPrompt:
+    """A prompt everything has been checked for: what storing it writes."""
+    session: Session
+    info: dict
+    parts: list[dict]
+    session_fields: dict
+
+
+def check_prompt(*, session: Session, body: dict, no_reply: bool = False) -> CheckedPrompt:
+    """Everything that can refuse a prompt, changing nothing: the message id, the agent, the model (chosen
+    as if a staged revert were final), the parts (files readable and within the roots)."""
     from sessions_app.runtime.agents import agent_get, default_agent_name
-    from sessions_app.store.sessions import session_set
 
     message_service.check_new_message_id(session=session, message_id=body.get("messageID"))
     context = session_context(session)
     config = load_config(context)
-    if session.revert:
-        # A staged revert is made final by the next prompt (reference §5.7).
-        revert_cleanup(session=session)
-        session.refresh_from_db()
     agent_name = body.get("agent") or default_agent_name(config)
     agent = agent_get(config, agent_name)
-    model = choose_model(context=context, config=config, session=session, agent=agent, requested=body.get("model"))
+    model = choose_model(context=context, config=config, session=session, agent=agent, requested=body.get("model"),
+                         ignoring=reverted_message_ids(session))
     message_id = body.get("messageID") or message_service.new_message_id(session)
     info: dict = {"id": message_id, "sessionID": session.id, "role": "user", "time": {"created": now_ms()},
                   "agent": agent_name, "model": model}
@@ -41,17 +52,37 @@ def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tup
     if no_reply:
         info[NO_REPLY_KEY] = True
     parts = resolve_parts(context=context, message_id=message_id, session_id=session.id, parts=body["parts"])
-    message_service.session_touch(session=session)
-    with transaction.atomic():
-        message = message_service.message_save(session=session, info=info)
-        for part in parts:
-            message_service.part_save(session=session, part=part)
-    fields = {}
+    fields: dict = {"agent": agent_name, "model": {"id": model["modelID"], "providerID": model["providerID"],
+                                                   "variant": body.get("variant") or "default"}}
     if body.get("tools"):
         fields["permission"] = tools_as_session_rules(session.permission, body["tools"])
-    session_set(session=session, agent=agent_name, model={"id": model["modelID"], "providerID": model["providerID"],
-                                                          "variant": body.get("variant") or "default"}, **fields)
-    return message, parts
+    return CheckedPrompt(session=session, info=info, parts=parts, session_fields=fields)
+
+
+def do_prompt_store(prompt: CheckedPrompt) -> Message:
+    """Store a checked prompt in one transaction, its events published on commit: a staged revert made final
+    (reference §5.7), the user message and its parts, the session's agent and model."""
+    from sessions_app.store.sessions import session_set
+
+    session = prompt.session
+    with transaction.atomic():
+        finalized = do_revert_finalize(session=session)
+        message_service.session_touch(session=session)
+        message = message_service.message_save(session=session, info=prompt.info)
+        for part in prompt.parts:
+            message_service.part_save(session=session, part=part)
+        session_set(session=session, **prompt.session_fields)
+    if finalized:
+        revert_summarize(session=session)
+    return message
+
+
+def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tuple[Message, list[dict]]:
+    """Check, then store the user message and its parts (events: session.updated, message.updated,
+    message.part.updated ×n, session.updated). A refused prompt stores nothing and leaves a staged revert
+    staged."""
+    checked = check_prompt(session=session, body=body, no_reply=no_reply)
+    return do_prompt_store(checked), checked.parts
 
 
 def tools_as_session_rules(existing, tools: dict) -> list[dict]:
@@ -105,7 +136,6 @@ def session_abort(*, session: Session) -> bool:
     """Reject the session's pending questions and permission requests, then stop its runner wherever it runs."""
     from sessions_app.services.permissions import reject_pending
     from sessions_app.services.questions import reject_pending_questions
-
     from sessions_app.services.shell import shell_abort
 
     reject_pending(session=session)

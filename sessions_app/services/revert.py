@@ -1,7 +1,8 @@
 """Revert, unrevert and the clean-up that makes a revert final (reference §5.7, opencode `session/revert.ts`).
 
 Revert puts the files back as they were before the target point and records `session.revert`; the
-messages stay until the next prompt/shell/command runs `revert_cleanup`. Revert and unrevert hold the
+messages stay until the next prompt/shell/command makes it final (`do_revert_finalize`, in the transaction
+that stores its messages, after everything that could refuse it was checked). Revert and unrevert hold the
 session's lease while they work, so they never race a running turn (a busy session is a 409). Either one
 refuses, with nothing changed, when the snapshots it would restore from cannot be read (409
 SnapshotUnavailableError): a success that put nothing back would have the person believe their files were."""
@@ -10,6 +11,8 @@ from __future__ import annotations
 import logging
 import uuid
 from contextlib import contextmanager
+
+from django.db import transaction
 
 from agentserver import sandbox, workers
 from agentserver.errors import NotFound, SessionBusy, SnapshotUnavailable
@@ -172,27 +175,52 @@ def session_unrevert(*, session: Session) -> Session:
         return session_set(session=session, revert=None)
 
 
-def revert_cleanup(*, session: Session) -> None:
-    """Make a staged revert final: messages from `revert.messageID` on are deleted (with a partID, that message
-    keeps the parts before it), then `revert` is cleared and the session summary recomputed."""
-    from sessions_app.runtime.session_diff import summarize
+def _reverted(session: Session, revert: dict):
+    """The messages a staged revert removes when it becomes final (with a partID, that message stays)."""
+    message_id, part_id = revert.get("messageID"), revert.get("partID")
+    messages = Message.objects.filter(session=session)
+    return messages.filter(id__gt=message_id) if part_id else messages.filter(id__gte=message_id)
+
+
+def reverted_message_ids(session: Session) -> list[str]:
+    """The ids of the messages the session's staged revert would remove (none without one)."""
+    return list(_reverted(session, session.revert).values_list("id", flat=True)) if session.revert else []
+
+
+def do_revert_finalize(*, session: Session) -> bool:
+    """Make a staged revert final, rows only, in the caller's transaction: messages from `revert.messageID`
+    on are deleted (with a partID, that message keeps the parts before it) and `revert` is cleared. Whether
+    there was one; its caller recomputes the session summary after the commit (`revert_summarize`)."""
     from sessions_app.store.sessions import session_set
 
-    session.refresh_from_db()
+    session.refresh_from_db(fields=["revert"])  # what is staged now, not when the caller's request began
     revert = session.revert
     if not revert:
-        return
+        return False
     message_id, part_id = revert.get("messageID"), revert.get("partID")
-    doomed = Message.objects.filter(session=session)
-    doomed = doomed.filter(id__gt=message_id) if part_id else doomed.filter(id__gte=message_id)
-    for mid in list(doomed.order_by("id").values_list("id", flat=True)):
+    for mid in list(_reverted(session, revert).order_by("id").values_list("id", flat=True)):
         message_service.message_remove(session=session, message_id=mid)
     if part_id:
         parts = Part.objects.filter(session=session, message_id=message_id, id__gte=part_id).order_by("id")
         for pid in list(parts.values_list("id", flat=True)):
             message_service.part_remove(session=session, message_id=message_id, part_id=pid)
     session_set(session=session, revert=None)
+    return True
+
+
+def revert_summarize(*, session: Session) -> None:
+    """The session's summary once a revert is final (git work: outside the transaction that removed rows)."""
+    from sessions_app.runtime.session_diff import summarize
+
     summarize(session=session, user_message_id=None)
+
+
+def revert_cleanup(*, session: Session) -> None:
+    """Make a staged revert final now (messages removed, `revert` cleared, the summary recomputed)."""
+    with transaction.atomic():
+        finalized = do_revert_finalize(session=session)
+    if finalized:
+        revert_summarize(session=session)
 
 
 def session_revert_commit(*, session: Session) -> Session:

@@ -12,6 +12,8 @@ import threading
 import time
 import uuid
 
+from django.db import transaction
+
 from agentserver import ids, sandbox, workers
 from agentserver import loop as server_loop
 from agentserver.clock import now_ms
@@ -22,6 +24,11 @@ from sessions_app.runtime.message_queue import BUSY, IDLE, next_pending
 from sessions_app.runtime.runner import RENEW_SECONDS, group_name
 from sessions_app.runtime.tools.base import ToolResult
 from sessions_app.runtime.turn_setup import load_config, session_context
+from sessions_app.services.revert import (
+    do_revert_finalize,
+    revert_summarize,
+    reverted_message_ids,
+)
 from sessions_app.store import messages as message_service
 
 UPDATE_SECONDS = 0.1
@@ -82,13 +89,16 @@ def _status(session: Session, holder: str, status: dict) -> None:
 
 def session_shell(*, session: Session, agent: str, command: str, model: dict | None,
                   message_id: str | None = None) -> tuple[Message, list[Part]]:
+    """Everything that can refuse the command is checked before anything is recorded; then, holding the lease,
+    a staged revert is made final and the exchange stored in one transaction, and the command runs."""
     from sessions_app.runtime.agents import agent_get
     from sessions_app.services.model_choice import choose_model
 
     context = session_context(session)
     config = load_config(context)
     agent_info = agent_get(config, agent)
-    model = choose_model(context=context, config=config, session=session, agent=agent_info, requested=model)
+    model = choose_model(context=context, config=config, session=session, agent=agent_info, requested=model,
+                         ignoring=reverted_message_ids(session))
     message_service.check_new_message_id(session=session, message_id=message_id)
     sandbox.require()  # before anything is recorded: no half-written exchange when processes cannot start
     holder = f"{workers.WORKER_ID}:shell:{uuid.uuid4().hex[:8]}"
@@ -97,10 +107,6 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
     _running[session.id] = None
     listener = _listen_for_abort(session.id)
     try:
-        if session.revert:  # a staged revert becomes final before the command's messages 
-            from sessions_app.services.revert import revert_cleanup
-
-            revert_cleanup(session=session)
         _status(session, holder, BUSY)
         return _run(session, context, agent, model, command, holder, message_id)
     finally:
@@ -118,20 +124,25 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
 def _run(session: Session, context, agent: str, model: dict, command: str, holder: str,
          message_id: str | None = None):
     user_id = message_id or message_service.new_message_id(session)
-    message_service.message_save(session=session, info={
-        "id": user_id, "sessionID": session.id, "role": "user", "time": {"created": now_ms()},
-        "agent": agent, "model": model})
-    message_service.part_save(session=session, part={
-        "id": ids.ascending("prt"), "sessionID": session.id, "messageID": user_id, "type": "text",
-        "text": "The following tool was executed by the user", "synthetic": True})
+    user = {"id": user_id, "sessionID": session.id, "role": "user", "time": {"created": now_ms()}, "agent": agent,
+            "model": model}
+    note = {"id": ids.ascending("prt"), "sessionID": session.id, "messageID": user_id, "type": "text",
+            "text": "The following tool was executed by the user", "synthetic": True}
     info = parts.assistant_info(session_id=session.id, parent_id=user_id, agent_name=agent, model=model,
                                 cwd=context.directory,
                                 root=context.worktree if context.vcs else context.directory)
-    assistant = message_service.message_save(session=session, info=info)
     args = {"command": command}
     part = parts.new_part(session.id, info["id"], "tool", callID=uuid.uuid4().hex.upper()[:26], tool="bash",
                           state=parts.tool_running(args))
-    message_service.part_save(session=session, part=part)
+    with transaction.atomic():
+        finalized = do_revert_finalize(session=session)  # a staged revert becomes final before the exchange
+        message_service.message_save(session=session, info=user)
+        message_service.part_save(session=session, part=note)
+        assistant = message_service.message_save(session=session, info=info)
+        message_service.part_save(session=session, part=part)
+    if finalized:
+        revert_summarize(session=session)
+
     from auth_app.tokens import roots_of
     from sessions_app.runtime.tools.bash import child_environment
 
