@@ -16,7 +16,17 @@ The choice, both halves true:
 
 "Was the answer seen by the dead runner?" decides whether a call counts as interrupted: a waiting tool
 marks its request `used` when it reads an allowing answer (services/permissions, services/questions); a
-request still `pending` or `replied` (answered, unseen) at recovery means the tool never ran."""
+request still `pending` or `replied` (answered, unseen) at recovery means the tool never ran.
+
+A turn cut by its worker's death with nothing waiting on the user goes on where it stopped, on the worker that
+adopts the session (a team's server has the history, the tool results and the snapshots in shared storage;
+opencode's one process cannot do this): the step in flight keeps the calls that finished, a call that was
+running is closed as interrupted (the model is told so), and the turn continues with the next model call; a
+step whose model call was still streaming and had started no call is removed and made again. So the person
+sees one answer, complete, with the interruption visible in a tool part. A child session answered inline by
+a task call is closed as aborted as before (its parent's task call is the one that goes on), and so is a turn
+a stopping worker gave up on after its grace period (supervisor: aborting on purpose stays an abort).
+A step that the turn goes on after carries `_continues` (private, never on the wire) until the turn ends."""
 from __future__ import annotations
 
 from agentserver.clock import now_ms
@@ -30,7 +40,10 @@ from sessions_app.store import messages as message_service
 from sessions_app.store.rows import latest_assistant, session_row
 
 INTERRUPTED_KEY = "_interrupted"
+CONTINUES_KEY = "_continues"
 ALLOWING = ("once", "always")
+CALL_INTERRUPTED = ("Tool execution was interrupted: the server running it stopped before it finished. Its "
+                    "effects may be partial: check before running it again.")
 
 
 def waiting_calls(session_id: str, call_ids: list[str]) -> list[str]:
@@ -81,14 +94,18 @@ def _forget_call(session: Session, message: Message, part: dict) -> None:
     message_service.message_save(session=session, info=info)
 
 
-def recover(session_id: str) -> None:
-    """Close what a dead runner left open: its assistant messages end with MessageAbortedError, their
-    streaming parts are closed, and the calls that still waited on the user are noted for a later resume."""
+def recover(session_id: str, *, go_on: bool = True) -> None:
+    """Close what a dead runner left open. With `go_on` (a worker's death), a step with nothing waiting on the
+    user is made ready to go on (`_cut_step`); otherwise, and for child sessions and calls that wait on the
+    user, its assistant messages end with MessageAbortedError, their streaming parts are closed, and the calls
+    that still waited on the user are noted for a later resume."""
     session = session_row(session_id)
     if session is None:
         return
     for message in Message.objects.filter(session_id=session_id, role="assistant",
                                           info__time__completed__isnull=True).order_by("id"):
+        if go_on and session.parent_id is None and _cut_step(session, message):
+            continue
         now = now_ms()
         closed_calls = []
         for part in Part.objects.filter(message_id=message.id).order_by("id"):
@@ -102,6 +119,73 @@ def recover(session_id: str) -> None:
         if waiting:
             info[INTERRUPTED_KEY] = waiting
         message_service.message_save(session=session, info=info)
+
+
+def _cut_step(session: Session, message: Message) -> bool:
+    """A step cut by its worker's death, readied for the turn to go on: False when a call waits on the user
+    (the resume above handles that). Calls that finished keep their results; a running call ends as
+    interrupted; a call whose input was still streaming never ran and goes. A step left with no call was
+    a model call in flight: it is removed, to be made again."""
+    stored = list(Part.objects.filter(message_id=message.id).order_by("id"))
+    calls = [p.data.get("callID") for p in stored if p.data.get("type") == "tool"]
+    if waiting_calls(session.id, calls):
+        return False
+    now, kept_call = now_ms(), False
+    for part in stored:
+        data = part.data
+        state = data.get("state") or {}
+        if data.get("type") == "tool" and state.get("status") == "pending":
+            message_service.part_remove(session=session, message_id=message.id, part_id=data["id"])
+            continue
+        if data.get("type") == "tool":
+            kept_call = True
+            if state.get("status") == "running":
+                start = (state.get("time") or {}).get("start", now)
+                data = {**data, "state": {"status": "error", "input": state.get("input") or {},
+                                          "error": CALL_INTERRUPTED,
+                                          "metadata": {**(state.get("metadata") or {}), "interrupted": True},
+                                          "time": {"start": start, "end": now}}}
+                message_service.part_save(session=session, part=data)
+                continue
+        closed = parts.close_part(data, now)
+        if closed is not None:
+            message_service.part_save(session=session, part=closed)
+    if not kept_call:
+        message_service.message_remove(session=session, message_id=message.id)
+        return True
+    info = {**message.info, "finish": "tool-calls", CONTINUES_KEY: True,
+            "time": {**(message.info.get("time") or {}), "completed": now}}
+    message_service.message_save(session=session, info=info)
+    return True
+
+
+def cut_turn(session_id: str) -> Message | None:
+    """The user message of a turn its worker's death cut between two steps (or whose cut step was readied
+    by recover), if the session's newest assistant message is such a step."""
+    last = latest_assistant(session_id)
+    if last is None or not last.info.get(CONTINUES_KEY) or last.info.get("error"):
+        return None
+    if not (last.info.get("time") or {}).get("completed"):
+        return None
+    return Message.objects.filter(id=last.info.get("parentID"), session_id=session_id, role="user").first()
+
+
+def turn_ended(session: Session, info: dict) -> None:
+    """The step a turn meant to go on after was its last after all (an abort between two steps)."""
+    if info.pop(CONTINUES_KEY, None):
+        message_service.message_save(session=session, info=info)
+
+
+async def continue_cut_turn(scope: RunScope, turns: Turns) -> bool:
+    """Go on with a turn cut by a worker's death, from its last completed step. True when it did something
+    (the caller looks again); the outcome's abort clean-up is the caller's."""
+    user = await db(cut_turn)(scope.session_id)
+    if user is None:
+        return False
+    if await turns.answer(scope, user, resumed=True):
+        await scope.abort_queue()
+        scope.abort_event.clear()
+    return True
 
 
 async def resume_interrupted(scope: RunScope, turns: Turns) -> bool:

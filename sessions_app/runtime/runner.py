@@ -159,7 +159,8 @@ class Runner:
         if self._resume_checked and not woken:
             return False
         self._resume_checked = True
-        resumed = await resume.resume_interrupted(self.scope, turn.TURNS)
+        resumed = (await resume.resume_interrupted(self.scope, turn.TURNS)
+                   or await resume.continue_cut_turn(self.scope, turn.TURNS))
         if resumed:
             self._resume_checked = False  # look again: a second interrupted call may be answered
         return resumed

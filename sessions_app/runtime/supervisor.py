@@ -18,7 +18,7 @@ from django.conf import settings
 from agentserver import clock, shutdown, workers
 from agentserver import loop as server_loop
 from agentserver.loop import free_db
-from sessions_app.runtime import leases, wakeups
+from sessions_app.runtime import leases, resume, wakeups
 from sessions_app.runtime.runner import Runner, group_name
 
 log = logging.getLogger(__name__)
@@ -156,8 +156,8 @@ class Supervisor:
             return
         _, late = await asyncio.wait(tasks, timeout=settings.GRACE_SECONDS)
         if late:
-            # Past the grace period: what still runs stops here and is handed over as it stands; the adopting
-            # worker closes the interrupted message and resumes interrupted calls, as after a crash
+            # Past the grace period: what still runs stops here, its message closed as aborted, and is handed
+            # over; the adopting worker answers the queue and resumes calls that waited on the user
             # (runtime/resume.py).
             log.warning("stopping with %d turns still running after %.0f s: handing them over", len(late),
                         settings.GRACE_SECONDS)
@@ -167,6 +167,8 @@ class Supervisor:
                 runner.task.cancel()
             await asyncio.wait(late, timeout=5)
             for runner in running:
+                # Given up on purpose: the turn ends aborted here, the adopting worker does not go on with it.
+                await free_db(resume.recover)(runner.session_id, go_on=False)
                 await runner.lease.hand_over(on_any_thread=True)
 
     async def _until_drained(self) -> None:

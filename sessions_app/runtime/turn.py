@@ -12,6 +12,7 @@ from sessions_app.models import Message
 from sessions_app.runtime import compaction, parts, subtasks
 from sessions_app.runtime.history import MAX_STEPS_TEXT, provider_messages
 from sessions_app.runtime.message_queue import BUSY
+from sessions_app.runtime.resume import CONTINUES_KEY, turn_ended
 from sessions_app.runtime.scope import RunScope
 from sessions_app.runtime.turn_setup import Turn
 from sessions_app.store import messages as message_service
@@ -45,19 +46,22 @@ async def _answer(turns: Turns, scope: RunScope, user: Message, *, resumed: bool
         if await subtasks.run_subtasks(scope, user, turn, turns):
             return True
         user = await subtasks.continue_after_subtasks(scope, user)
-    step_number = 1 if resumed else 0
+    step_number, last_info = (1 if resumed else 0), None
     while True:
         step_number += 1
         if scope.abort_event.is_set():
+            if last_info is not None:
+                await db(turn_ended)(scope.session, last_info)
             return True
-        outcome, overflow = await _one_step(turns, scope, user, turn, step_number)
+        outcome, overflow, last_info = await _one_step(turns, scope, user, turn, step_number)
         if outcome == "aborted":
             return True
         if overflow or outcome != "continue":
             return False
 
 
-async def _one_step(turns: Turns, scope: RunScope, user: Message, turn: Turn, step_number: int) -> tuple[str, bool]:
+async def _one_step(turns: Turns, scope: RunScope, user: Message, turn: Turn,
+                    step_number: int) -> tuple[str, bool, dict]:
     await scope.set_status(BUSY)
     pairs = await db(compaction.context_messages)(scope.session)
     history = provider_messages(pairs, upto_user_id=user.id)
@@ -73,8 +77,10 @@ async def _one_step(turns: Turns, scope: RunScope, user: Message, turn: Turn, st
                                run_child=subtasks.child_runner(scope, turn, turns))
     outcome = await scope.run_step(processor)
     overflow = outcome != "aborted" and await compaction.auto_compact(scope, user, turn, info)
+    if outcome == "continue" and not overflow:
+        info[CONTINUES_KEY] = True  # until the next step opens: a worker's death here cuts the turn (resume.py)
     await scope.close_assistant(info)
-    return outcome, overflow
+    return outcome, overflow, info
 
 
 async def _first_step(scope: RunScope, user: Message, turn: Turn) -> None:

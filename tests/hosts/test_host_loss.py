@@ -36,7 +36,7 @@ def test_a_killed_host_loses_nothing_acknowledged(alice, fake_llm, hosts_up):
     other_pty = b.post("/pty", json=shell_body()).json()
     assert {p["id"] for p in alice.get("/pty").json()} == {pty["id"], other_pty["id"]}
 
-    fake_llm.script(Reply(text=LONG, delay=0.1), Reply(text="answered after the loss"))
+    fake_llm.script(Reply(text=LONG, delay=0.1), Reply(text="two, made again"), Reply(text="answered after the loss"))
     assert a.post(f"/session/{sid}/prompt_async", json=text_prompt("two")).status_code == 204
     wait_until(lambda: len(assistants(b, sid)) == 2 and len(streamed_text(assistants(b, sid)[-1])) > 20)
     seen = streamed_text(assistants(b, sid)[-1])
@@ -49,9 +49,10 @@ def test_a_killed_host_loses_nothing_acknowledged(alice, fake_llm, hosts_up):
             return None
         last = assistants(alice, sid)[-1]
         return last if last["info"]["time"].get("completed") else None
-    interrupted = wait_until(closed, timeout=60, interval=0.5)
-    assert interrupted["info"]["error"]["name"] == "MessageAbortedError", interrupted["info"]
-    assert streamed_text(interrupted).startswith(seen) and LONG.startswith(streamed_text(interrupted))
+    # b adopts the session and makes the model call a was streaming again: one complete answer, no abort.
+    made_again = wait_until(closed, timeout=60, interval=0.5)
+    assert "error" not in made_again["info"], made_again["info"]
+    assert seen and streamed_text(made_again) == "two, made again"
     after = alice.get(f"/session/{sid}/message").json()
     assert after[:len(before)] == before
     assert [m["info"]["role"] for m in after] == ["user", "assistant", "user", "assistant"]

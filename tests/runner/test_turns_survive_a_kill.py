@@ -1,0 +1,96 @@
+"""Turns that survive a kill (runtime/resume.py): a worker killed with SIGKILL in the middle of a turn, and
+the worker that adopts the session goes on with it from its last completed step. A call that was running is
+closed as interrupted and the model is told so; a model call in flight is made again; the person sees one
+answer, complete, and no aborted message. (The model stream's case is in test_restart_and_retry.py.)"""
+import json
+import signal
+
+from tests.fakes.fixtures import Reply
+from tests.runner.conftest import text_prompt, wait_until
+from tests.runner.test_restart_and_retry import FAST, Remote, new_session
+
+READ_ME = "README.md"
+
+
+def _model_requests(llm) -> list:
+    return [r for r in llm.requests if "title generator" not in r.system_text.lower()]
+
+
+def _finished(remote, session_id: str):
+    """The session's messages once it is idle with every assistant message completed."""
+    if session_id in remote.get("/session/status").json():
+        return None
+    messages = remote.get(f"/session/{session_id}/message").json()
+    assistants = [m for m in messages if m["info"]["role"] == "assistant"]
+    if not assistants or not all(m["info"]["time"].get("completed") for m in assistants):
+        return None
+    return messages
+
+
+def _texts(message: dict) -> list[str]:
+    return [p["text"] for p in message["parts"] if p["type"] == "text"]
+
+
+def _tool_parts(message: dict) -> list[dict]:
+    return [p for p in message["parts"] if p["type"] == "tool"]
+
+
+def test_a_turn_killed_during_a_tool_call_goes_on_where_it_stopped(alice, llm, server_factory):
+    first = server_factory(FAST)
+    a = Remote(alice, first.url)
+    session_id = new_session(a)["id"]
+    marker = alice.repo / "call-started"
+    llm.script(Reply(text="Running it.", tool_calls=[("bash", {"command": f"touch {marker}; sleep 120",
+                                                               "description": "a long command"})]),
+               Reply(text="The command was cut short; here is what I know."))
+    assert a.post(f"/session/{session_id}/prompt_async", json=text_prompt("run the long one")).status_code == 204
+    wait_until(marker.exists, timeout=30)
+    first.stop(signal.SIGKILL)
+
+    second = server_factory(FAST)
+    b = Remote(alice, second.url)
+    messages = wait_until(lambda: _finished(b, session_id), timeout=60, interval=0.2)
+    assert [m["info"]["role"] for m in messages] == ["user", "assistant", "assistant"]
+    user, cut, went_on = messages
+    assert "error" not in cut["info"] and "error" not in went_on["info"]
+    assert cut["info"]["finish"] == "tool-calls" and cut["info"]["parentID"] == user["info"]["id"]
+    assert _texts(cut) == ["Running it."]
+    [call] = _tool_parts(cut)
+    assert call["state"]["status"] == "error"
+    assert "interrupted" in call["state"]["error"] and call["state"]["metadata"]["interrupted"] is True
+    assert went_on["info"]["parentID"] == user["info"]["id"]
+    assert _texts(went_on) == ["The command was cut short; here is what I know."]
+    told = json.dumps(_model_requests(llm)[-1].body)
+    assert "interrupted" in told and "Running it." in told
+    assert "_continues" not in json.dumps(messages)
+
+
+def test_a_turn_killed_between_two_steps_makes_the_next_call_again_and_keeps_the_first(alice, llm,
+                                                                                      server_factory):
+    first = server_factory(FAST)
+    a = Remote(alice, first.url)
+    session_id = new_session(a)["id"]
+    (alice.repo / READ_ME).write_text("the readme\n")
+    llm.script(Reply(tool_calls=[("read", {"filePath": str(alice.repo / READ_ME)})]),
+               Reply(text="slow second step", delay=30),
+               Reply(text="The readme says hello."))
+    assert a.post(f"/session/{session_id}/prompt_async", json=text_prompt("read it")).status_code == 204
+
+    def second_step_open():
+        assistants = [m for m in a.get(f"/session/{session_id}/message").json() if m["info"]["role"] == "assistant"]
+        return len(assistants) == 2 and assistants[0]["info"]["time"].get("completed")
+
+    wait_until(second_step_open, timeout=30)
+    first.stop(signal.SIGKILL)
+
+    second = server_factory(FAST)
+    b = Remote(alice, second.url)
+    messages = wait_until(lambda: _finished(b, session_id), timeout=60, interval=0.2)
+    assert [m["info"]["role"] for m in messages] == ["user", "assistant", "assistant"]
+    _, read_step, answer = messages
+    [read] = _tool_parts(read_step)
+    assert read["state"]["status"] == "completed" and "the readme" in read["state"]["output"]
+    assert "error" not in answer["info"] and _texts(answer) == ["The readme says hello."]
+    assert not any("slow second step" in t for m in messages for t in _texts(m))
+    calls = [r for r in _model_requests(llm)]
+    assert len(calls) == 3, "the read step once, the cut call, the call made again"
