@@ -19,6 +19,8 @@ from sessions_app.services.revert import (
     reverted_message_ids,
 )
 from sessions_app.store import messages as message_service
+from sessions_app.store.rows import parts_of
+from sessions_app.wire import part_wire
 
 
 @dataclass(frozen=True)
@@ -80,9 +82,21 @@ def do_prompt_store(prompt: CheckedPrompt) -> Message:
 def prompt_store(*, session: Session, body: dict, no_reply: bool = False) -> tuple[Message, list[dict]]:
     """Check, then store the user message and its parts (events: session.updated, message.updated,
     message.part.updated ×n, session.updated). A refused prompt stores nothing and leaves a staged revert
-    staged."""
+    staged. A retry of a prompt already stored (its `messageID` names a user message of this session: the
+    client's first POST reached a host that stored it and then died, or its answer was lost) stores nothing
+    again and is answered as the first was."""
+    retried = stored_prompt(session=session, message_id=body.get("messageID"))
+    if retried is not None:
+        return retried, [part_wire(part) for part in parts_of(retried.id)]
     checked = check_prompt(session=session, body=body, no_reply=no_reply)
     return do_prompt_store(checked), checked.parts
+
+
+def stored_prompt(*, session: Session, message_id: str | None) -> Message | None:
+    """The user message of this session a client-chosen id names, if it is stored already."""
+    if not message_id:
+        return None
+    return Message.objects.filter(id=message_id, session=session, role="user").first()
 
 
 def tools_as_session_rules(existing, tools: dict) -> list[dict]:
