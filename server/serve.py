@@ -7,7 +7,10 @@ of CPU more per request than uvicorn's httptools protocol (GET /global/health: 1
 clients; GET /session: 4.4 ms against 2.5 ms), which decided whether one process keeps up with opencode.
 Every behaviour daphne gave is kept and tested: SSE framing and disconnects, WebSocket PTYs (with real
 back-pressure: uvicorn's `send` waits for the network), the exit hooks (through the ASGI lifespan, see
-agentserver.shutdown) and SIGHUP/SIGTERM clean-up."""
+agentserver.shutdown) and SIGHUP/SIGTERM clean-up.
+
+X-Forwarded-For and X-Forwarded-Proto are believed only from settings.TRUSTED_PROXIES
+(AGENTSERVER_TRUSTED_PROXIES), not from uvicorn's default, the loopback: anything on the host could forge them."""
 from __future__ import annotations
 
 import argparse
@@ -25,6 +28,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=1,
                         help="worker processes sharing the port (needs REDIS_URL and a PostgreSQL DATABASE_URL)")
     args = parser.parse_args(argv)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
+    from django.conf import settings
+
+    trusted_proxies = settings.TRUSTED_PROXIES
     shared = os.environ.get("REDIS_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres")
     if args.workers > 1 and not shared:
         parser.error("--workers > 1 needs REDIS_URL and a PostgreSQL DATABASE_URL: workers share events through "
@@ -38,6 +45,7 @@ def main(argv: list[str] | None = None) -> None:
         # connections a little longer than uvicorn's 5 s, as clients poll every few seconds.
         timeout_keep_alive=30,
         workers=args.workers,
+        proxy_headers=bool(trusted_proxies), forwarded_allow_ips=trusted_proxies or [],
     )
 
 

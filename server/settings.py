@@ -87,6 +87,7 @@ MIDDLEWARE = [
     "agentserver.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "web_app.middleware.SecureCookiesOverTls",
+    "web_app.middleware.TrustedDeviceCookie",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -199,6 +200,10 @@ CSRF_TRUSTED_ORIGINS = CORS_ALLOWED_ORIGINS
 # Roots given to the first admin created by `manage.py bootstrap`.
 DEFAULT_ROOTS = _env_list("AGENTSERVER_DEFAULT_ROOTS", "")
 PUBLIC_URL = os.environ.get("AGENTSERVER_PUBLIC_URL", "").rstrip("/")
+# Proxies whose X-Forwarded-For and X-Forwarded-Proto a worker believes (server/serve.py hands them to uvicorn):
+# addresses or networks, "*" for any. None by default: a forged X-Forwarded-For would otherwise give a client
+# a fresh address for every guess (web_app/throttle.py), and a forged X-Forwarded-Proto a "secure" request.
+TRUSTED_PROXIES = _env_list("AGENTSERVER_TRUSTED_PROXIES", "")
 
 # opencode's web app, served at / to signed-in browsers (web_app/): by default the copy that
 # `manage.py install_web_app` (run by the set-up) makes from the pinned opencode-ai npm binary; or
@@ -208,14 +213,18 @@ WEB_APP_VERSION = "1.18.32"  # the app embedded in opencode-ai 1.18.33
 WEB_APP_DIR = BASE_DIR / ".web-app" / WEB_APP_VERSION
 WEB_APP = os.environ.get("AGENTSERVER_WEB_APP", "") or str(WEB_APP_DIR)
 # Browser sign-in (web_app/): the Django session cookie, accepted by the API only from this server's own
-# pages (auth_app/authentication.py). Failed sign-ins are throttled per username and per address.
+# pages (auth_app/authentication.py). Every password check is throttled (web_app/throttle.py): per browser
+# that signed in as that person before; otherwise per username and address, per address, and per username
+# from every new browser together.
 LOGIN_URL = "/signin"
 SESSION_COOKIE_SAMESITE = "Lax"  # Strict would drop the cookie on the way back from a single sign-on
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = PUBLIC_URL.startswith("https://")
 SIGNIN_FAILURES_PER_USER = int(os.environ.get("AGENTSERVER_SIGNIN_FAILURES_PER_USER", "5"))
 SIGNIN_FAILURES_PER_ADDRESS = int(os.environ.get("AGENTSERVER_SIGNIN_FAILURES_PER_ADDRESS", "20"))
+SIGNIN_FAILURES_PER_USER_NEW_BROWSERS = int(os.environ.get("AGENTSERVER_SIGNIN_FAILURES_PER_USER_NEW_BROWSERS",
+                                                           "50"))
 SIGNIN_WINDOW_SECONDS = int(os.environ.get("AGENTSERVER_SIGNIN_WINDOW_SECONDS", "900"))
-AUTHENTICATION_BACKENDS = ["django.contrib.auth.backends.ModelBackend"]
+AUTHENTICATION_BACKENDS = ["web_app.throttle.PasswordBackend"]
 # Optional single sign-on through OpenID Connect (mozilla-django-oidc; web_app/oidc.py), on when an issuer is set.
 OIDC_ISSUER = os.environ.get("AGENTSERVER_OIDC_ISSUER", "").rstrip("/")
 if OIDC_ISSUER:

@@ -19,6 +19,7 @@ from server.api import doc, events, health, log, upgrade
 from sessions_app import urls as sessions_urls
 from tui_app import urls as tui_urls
 from web_app import urls as web_urls
+from web_app.signin import AdminSignInForm
 
 APPS = [tui_urls, sessions_urls, pty_urls, providers_urls, projects_urls, auth_urls]
 
@@ -37,6 +38,10 @@ v2: list = [
     route("session/<str:sessionID>/event", events.session_event_stream, "session.events"),
     *(pattern for app in APPS for pattern in app.v2),
 ]
+
+# The admin's login checks passwords through the same throttle as /signin (web_app/throttle.py); its form
+# says so when it refuses.
+admin.site.login_form = AdminSignInForm
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -13,7 +13,7 @@ from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
 
 from auth_app.tokens import roots_of, token_create, token_of, token_revoke, tokens_of
-from web_app.signin import client_address, signed_in_user, signin_url
+from web_app.signin import signed_in_user, signin_url
 from web_app.throttle import sign_in_attempt, sign_in_succeeded
 
 ACCOUNT_PATH = "/account"
@@ -107,12 +107,14 @@ def password_change(request: HttpRequest) -> HttpResponse:
     if away:
         return away
     # The old password is a password guess like any other: a borrowed browser must not try them freely.
-    attempt = sign_in_attempt(username=user.get_username(), address=client_address(request))
+    attempt = sign_in_attempt(request, username=user.get_username())
     if not attempt.allowed:
         messages.error(request, "Too many wrong passwords. Try again later.")
         return _render(request, user, status=429)
     form = PasswordChangeForm(user, request.POST)
     if not form.is_valid():
+        if "old_password" not in form.errors:
+            sign_in_succeeded(attempt)  # the old password was right; only the new one was refused
         return _render(request, user, password_form=form, status=400)
     sign_in_succeeded(attempt)
     form.save()

@@ -1,11 +1,14 @@
 """Signing in and out in a browser: agentserver's own page, a username and password against Django's users,
-a CSRF-protected form, failed attempts throttled (web_app/throttle.py); optional single sign-on (oidc.py)."""
+a CSRF-protected form, password attempts throttled (web_app/throttle.py, the admin's login too); optional single
+sign-on (oidc.py)."""
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import authenticate, login, logout
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -15,7 +18,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 
 from agentserver import events
 from auth_app.authentication import browser_stream_id
-from web_app.throttle import sign_in_attempt, sign_in_succeeded
+from web_app.throttle import refusal, too_many_message
 
 SIGNIN_PATH = "/signin"
 SIGNOUT_PATH = "/signout"
@@ -38,10 +41,6 @@ def safe_next(request: HttpRequest, value: str | None) -> str:
 
 def signin_url(next_path: str) -> str:
     return SIGNIN_PATH + ("?" + urlencode({"next": next_path}) if next_path and next_path != "/" else "")
-
-
-def client_address(request: HttpRequest) -> str:
-    return request.META.get("REMOTE_ADDR") or "unknown"
 
 
 def _page(request: HttpRequest, *, next_path: str, username: str = "", error: str = "", status: int = 200):
@@ -68,20 +67,27 @@ def signin(request: HttpRequest) -> HttpResponse:
     if not username or not password:
         return _page(request, next_path=next_path, username=username, status=400,
                      error="Enter your username and password.")
-    attempt = sign_in_attempt(username=username, address=client_address(request))
-    if not attempt.allowed:
-        minutes = -(-attempt.retry_after // 60)
-        response = _page(request, next_path=next_path, username=username, status=429,
-                         error=f"Too many failed sign-ins. Try again in {minutes} minute{'s' if minutes > 1 else ''}.")
-        response["Retry-After"] = str(attempt.retry_after)
-        return response
     user = authenticate(request, username=username, password=password)
+    if user is None and (refused := refusal(request)) is not None:
+        response = _page(request, next_path=next_path, username=username, status=429,
+                         error=too_many_message(refused.retry_after))
+        response["Retry-After"] = str(refused.retry_after)
+        return response
     if user is None:
         return _page(request, next_path=next_path, username=username, status=401,
                      error="Wrong username or password.")
-    sign_in_succeeded(attempt)
-    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    login(request, user)
     return redirect(next_path)
+
+
+class AdminSignInForm(AdminAuthenticationForm):
+    """The admin's login form, saying so when the throttle refused the attempt unchecked."""
+
+    def get_invalid_login_error(self) -> ValidationError:
+        refused = refusal(self.request) if self.request is not None else None
+        if refused is not None:
+            return ValidationError(too_many_message(refused.retry_after), code="throttled")
+        return super().get_invalid_login_error()
 
 
 @never_cache

@@ -310,6 +310,7 @@ def host_env(*, name: str, data_dir: Path, shared_dir: Path, keys: dict) -> dict
         AGENTSERVER_DB_POOL="4",
         AGENTSERVER_SSE_HEARTBEAT_SECONDS="2",
         AGENTSERVER_GRACE_SECONDS="30",
+        AGENTSERVER_TRUSTED_PROXIES="127.0.0.1",  # nginx, on this machine's loopback
         # Only the host's wall clock is off; its monotonic clock is the machine's (monotonic_sleep.c).
         FAKETIME_DONT_FAKE_MONOTONIC="1",
         PYTHONUNBUFFERED="1",

@@ -37,9 +37,10 @@ def test_signing_in_sets_an_http_only_same_site_cookie(browser_client, alice):
     assert browser_client.get("/account").status_code == 200
 
 
-def test_the_cookie_is_secure_behind_tls(server, alice):
-    """uvicorn trusts X-Forwarded-Proto from the loopback (a reverse proxy there terminates TLS)."""
+def test_the_cookie_is_secure_behind_tls(server_factory, alice):
+    """A reverse proxy on the loopback, named in AGENTSERVER_TRUSTED_PROXIES, terminates TLS."""
     tls = {"X-Forwarded-Proto": "https"}
+    server = server_factory({"AGENTSERVER_TRUSTED_PROXIES": "127.0.0.1"})
     with httpx.Client(base_url=server.url, timeout=30) as client:
         page = client.get("/signin", headers=tls)
         assert "Secure" in page.headers["set-cookie"]
