@@ -1,8 +1,15 @@
 """Optional single sign-on through OpenID Connect (mozilla-django-oidc), on when AGENTSERVER_OIDC_ISSUER is
 set: the provider's endpoints come from its discovery document, and an identity it verified (its issuer
-and subject) signs in the user it is linked to. The first time, it is linked to the one user whose email
-the provider says is verified, or, when AGENTSERVER_OIDC_CREATE_USERS allows it, to a new user with no
-roots until an administrator gives some; otherwise it is refused."""
+and subject) signs in the user it is linked to. The first time, it is linked by email, or, when
+AGENTSERVER_OIDC_CREATE_USERS allows it, to a new user with no roots until an administrator gives some (with
+the email only when the provider says it is verified); otherwise it is refused.
+
+Linking by email hands an account to whoever controls the address, so both sides must be trustworthy: the
+provider says it verified the address, and the account's own email was set by an administrator. agentserver
+has no other way to set an email but the admin, the management commands and this module, so an account with no
+identity linked yet has an administrator's email; one made or linked here has a provider's (before providers'
+unverified addresses were dropped, possibly unverified), and gets no second identity by email. Staff and
+superusers are never linked by email: an administrator links their identity, if at all, by hand."""
 from __future__ import annotations
 
 import functools
@@ -61,11 +68,15 @@ def identity_user(*, issuer: str, subject: str, claims: dict):
     if link is not None:
         return link.user if link.user.is_active else None
     User = get_user_model()
-    email = claims.get("email")
+    email = claims.get("email") if claims.get("email_verified") is True else None
+    if not isinstance(email, str) or "@" not in email or len(email) > 254:
+        email = None
     user = None
-    if email and claims.get("email_verified") is True:
+    if email:
         matches = list(User.objects.filter(email__iexact=email, is_active=True)[:2])
-        user = matches[0] if len(matches) == 1 else None
+        if matches and not (len(matches) == 1 and _linkable_by_email(matches[0])):
+            return None  # the address is an account's that this identity may not claim: not a second account
+        user = matches[0] if matches else None
     if user is None and settings.OIDC_CREATE_USER:
         user = User.objects.create_user(username=_free_username(claims), email=email or "")
         user.set_unusable_password()
@@ -78,6 +89,11 @@ def identity_user(*, issuer: str, subject: str, claims: dict):
     except IntegrityError:  # the same identity signing in twice at once: the first link stands
         return SingleSignOnIdentity.objects.get(issuer=issuer, subject=subject).user
     return user
+
+
+def _linkable_by_email(user) -> bool:
+    """Whether an identity may be linked to this user, the one with its verified email, by the email alone."""
+    return not (user.is_staff or user.is_superuser or SingleSignOnIdentity.objects.filter(user=user).exists())
 
 
 class IdentityBackend(OIDCAuthenticationBackend):

@@ -109,3 +109,46 @@ def test_a_person_signs_in_through_the_provider_in_a_browser(sso_creating, idp, 
     page.wait_for_url(f"{sso_creating.url}/")
     expect(page.get_by_text("Add project").first).to_be_visible()
     assert get_user_model().objects.filter(username="erin").exists()
+
+
+def test_a_new_user_keeps_only_a_verified_email(sso_creating, idp):
+    idp.identity = {"sub": "mallory-1", "email": "carol@example.com", "email_verified": False,
+                    "preferred_username": "mallory"}
+    assert sign_in_through_provider(sso_creating.url).landed == "/account"
+    assert get_user_model().objects.get(username="mallory").email == ""
+    idp.identity = {"sub": "frank-1", "email": "frank@example.com", "email_verified": True,
+                    "preferred_username": "frank"}
+    assert sign_in_through_provider(sso_creating.url).landed == "/account"
+    assert get_user_model().objects.get(username="frank").email == "frank@example.com"
+
+
+def test_an_unverified_email_cannot_claim_a_colleagues_identity_ahead_of_them(sso_creating, idp):
+    idp.identity = {"sub": "mallory-1", "email": "carol@example.com", "email_verified": False,
+                    "preferred_username": "mallory"}
+    sign_in_through_provider(sso_creating.url)
+    idp.identity = {"sub": "carol-1", "email": "carol@example.com", "email_verified": True,
+                    "preferred_username": "carol"}
+    sign_in_through_provider(sso_creating.url)
+    carols = SingleSignOnIdentity.objects.get(subject="carol-1").user
+    assert carols.username == "carol"
+    assert carols != SingleSignOnIdentity.objects.get(subject="mallory-1").user
+
+
+def test_a_verified_email_never_links_to_staff(sso, idp, alice):
+    for flags in ({"is_superuser": True, "is_staff": True}, {"is_staff": True, "is_superuser": False}):
+        get_user_model().objects.filter(pk=alice.user.pk).update(email="alice@example.com", **flags)
+        idp.identity = {"sub": "alice-at-idp", "email": "ALICE@example.com", "email_verified": True}
+        client = sign_in_through_provider(sso.url)
+        assert client.landed == "/signin?sso=failed", flags
+        assert client.get("/session", headers=SAME_ORIGIN).status_code == 401
+        assert SingleSignOnIdentity.objects.count() == 0
+
+
+def test_a_verified_email_never_links_to_an_account_whose_email_a_provider_wrote(sso, idp, alice):
+    """An account made through single sign-on got its email from a provider (before this server kept only
+    verified ones, an unverified one too): only an email an administrator set is trusted to link by."""
+    earlier = get_user_model().objects.create_user(username="made-by-sso", email="carol@example.com")
+    SingleSignOnIdentity.objects.create(user=earlier, issuer=idp.issuer, subject="someone-else")
+    idp.identity = {"sub": "carol-1", "email": "carol@example.com", "email_verified": True}
+    assert sign_in_through_provider(sso.url).landed == "/signin?sso=failed"
+    assert not SingleSignOnIdentity.objects.filter(subject="carol-1").exists()
