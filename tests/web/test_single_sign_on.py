@@ -152,3 +152,12 @@ def test_a_verified_email_never_links_to_an_account_whose_email_a_provider_wrote
     idp.identity = {"sub": "carol-1", "email": "carol@example.com", "email_verified": True}
     assert sign_in_through_provider(sso.url).landed == "/signin?sso=failed"
     assert not SingleSignOnIdentity.objects.filter(subject="carol-1").exists()
+
+
+def test_an_address_that_is_a_staff_accounts_gets_no_second_account(sso_creating, idp, alice):
+    get_user_model().objects.filter(pk=alice.user.pk).update(email="alice@example.com", is_staff=True,
+                                                              is_superuser=True)
+    idp.identity = {"sub": "alice-at-idp", "email": "ALICE@example.com", "email_verified": True,
+                    "preferred_username": "alice"}
+    assert sign_in_through_provider(sso_creating.url).landed == "/signin?sso=failed"
+    assert list(get_user_model().objects.values_list("username", flat=True)) == ["alice"]
