@@ -176,7 +176,15 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
-AUTH_PASSWORD_VALIDATORS = []
+# Every form that sets a password runs these (the account page, the admin's user pages, createsuperuser).
+PASSWORD_MIN_LENGTH = int(os.environ.get("AGENTSERVER_PASSWORD_MIN_LENGTH", "12"))
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+     "OPTIONS": {"min_length": PASSWORD_MIN_LENGTH}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = False
@@ -204,6 +212,9 @@ PUBLIC_URL = os.environ.get("AGENTSERVER_PUBLIC_URL", "").rstrip("/")
 # addresses or networks, "*" for any. None by default: a forged X-Forwarded-For would otherwise give a client
 # a fresh address for every guess (web_app/throttle.py), and a forged X-Forwarded-Proto a "secure" request.
 TRUSTED_PROXIES = _env_list("AGENTSERVER_TRUSTED_PROXIES", "")
+# Behind TLS (an https public URL), every answer over TLS tells browsers to come back only over TLS.
+SECURE_HSTS_SECONDS = (int(os.environ.get("AGENTSERVER_HSTS_SECONDS", "31536000"))
+                       if PUBLIC_URL.startswith("https://") else 0)
 
 # opencode's web app, served at / to signed-in browsers (web_app/): by default the copy that
 # `manage.py install_web_app` (run by the set-up) makes from the pinned opencode-ai npm binary; or
