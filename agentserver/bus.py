@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from agentserver import deployment, ids, workers
+from agentserver import connections, deployment, ids, workers
 from agentserver.clock import now_ms
 
 log = logging.getLogger(__name__)
@@ -29,7 +29,7 @@ def _dumps(value) -> str:
 
 
 # What authenticated a stream: an API token's pk, or a signed-in browser's "session:<key>".
-CredentialId = int | str
+CredentialId = connections.CredentialId
 
 
 @dataclass(slots=True, eq=False)
@@ -227,15 +227,6 @@ class Bus:
                 except Exception:
                     log.exception("event listener failed on %s", event.type)
 
-    def token_ids(self) -> set[CredentialId]:
-        return {s.token_id for subs in self.by_owner.values() for s in subs if s.token_id is not None}
-
-    def revoke(self, token_id: CredentialId) -> None:
-        for subs in list(self.by_owner.values()):
-            for subscriber in tuple(subs):
-                if subscriber.token_id == token_id:
-                    subscriber.close("revoked")
-
     def close_all(self, reason: str) -> None:
         for subs in list(self.by_owner.values()):
             for subscriber in tuple(subs):
@@ -352,7 +343,7 @@ class RedisBridge:
         if message.get("e"):
             BUS.dispatch([Event.from_wire(item) for item in message["e"]])
         if message.get("revoke") is not None:
-            BUS.revoke(message["revoke"])
+            connections.end(message["revoke"])
 
 
 def _resolve_channel(relay: RedisBridge) -> str:

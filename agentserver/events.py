@@ -19,7 +19,8 @@ import threading
 from django.conf import settings
 from django.db import connection, transaction
 
-from agentserver import bus, loop as server_loop, shutdown, sql
+from agentserver import bus, connections, shutdown, sql
+from agentserver import loop as server_loop
 from agentserver.bus import Event
 
 log = logging.getLogger(__name__)
@@ -285,9 +286,10 @@ def publish_delta_now(type: str, properties: dict, *, owner_id: int, directory: 
         OUTBOX.put_event(event, logged=False)  # behind earlier events, so the part exists before its delta
 
 
-def revoke_token(token_id: bus.CredentialId) -> None:
-    """Close the open streams authenticated with this token (or signed-in browser session), on every worker."""
-    server_loop.call_soon(bus.BUS.revoke, token_id)
+def revoke_token(token_id: connections.CredentialId) -> None:
+    """End the live connections (event streams, terminal sockets) opened with this credential (an API token's
+    id, a browser's "session:<key>", "user:<id>"), on every worker."""
+    server_loop.call_soon(connections.end, token_id)
     if bus.bridge() is not None:
         OUTBOX.put_control({"revoke": token_id})
 

@@ -1,7 +1,8 @@
 """The three SSE streams: /global/event (all of the caller's events), /event (one directory) and /api/event
 (v2 envelope, one runtime context). Served by plain async Django views (DRF has no async views) that hand
-`open_stream` the way to authenticate a request and to tell which tokens still stand (server/api/events.py):
-the streaming itself knows no users, tokens or projects.
+`open_stream` the way to authenticate a request (server/api/events.py): the streaming itself knows no users,
+tokens or projects. Each stream is held under the credential that opened it (agentserver.connections) and
+closes when that credential ends.
 
 Framing is opencode's: `data: <one-line JSON>\\n\\n`, no `event:` lines, server.connected first and
 server.heartbeat every SSE_HEARTBEAT_SECONDS; logged events also carry `id: <log id>` for Last-Event-ID.
@@ -17,7 +18,7 @@ from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse, StreamingHttpResponse
 
-from agentserver import bus, shutdown
+from agentserver import bus, connections, shutdown
 from agentserver import loop as server_loop
 from agentserver.bus import BUS, GLOBAL, V2, Subscriber, server_event
 from agentserver.context import RuntimeContext
@@ -28,13 +29,10 @@ from agentserver.numerals import decimal
 log = logging.getLogger(__name__)
 REPLAY_LIMIT = 5000
 WRITE_INTERVAL = 0.01  # seconds between two writes to one stream
-_token_watch: asyncio.Task | None = None
 
 # `authenticate(request, shape)` → (the request's API token, its runtime context or None for the global
 # stream); raises an ApiError (Unauthorized, Forbidden, ...) to refuse. Runs in a thread.
 Authenticate = Callable[..., tuple[object, RuntimeContext | None]]
-# `live_tokens(token ids)` → those of them still valid (not revoked, user active).
-LiveTokens = Callable[[set[bus.CredentialId]], set[bus.CredentialId]]
 
 
 def _authenticated(authenticate: Authenticate, request, shape: str):
@@ -90,8 +88,7 @@ def method_not_allowed(request) -> JsonResponse:
     return response
 
 
-async def open_stream(request, shape: str, *, authenticate: Authenticate, live_tokens: LiveTokens,
-                      session_id: str | None = None, after: str | None = None):
+async def open_stream(request, shape: str, *, authenticate: Authenticate, session_id: str | None = None, after: str | None = None):
     """The response of one event stream of `shape` (GLOBAL, INSTANCE or V2); `session_id`: only that session's
     events (authenticate checks it is the caller's); `after`: replay from there when no Last-Event-ID is sent."""
     loop = server_loop.capture_running()
@@ -110,6 +107,8 @@ async def open_stream(request, shape: str, *, authenticate: Authenticate, live_t
                             directory=context.directory if context else None,
                             workspace_id=context.workspace_id if context else None, session_id=session_id)
     BUS.add(subscriber)
+    if token.pk is not None:
+        connections.hold(token.pk, subscriber)
     if shutdown.stopping():
         subscriber.close("stopping")  # the client reconnects (to another worker) and replays from its last id
     try:
@@ -127,9 +126,8 @@ async def open_stream(request, shape: str, *, authenticate: Authenticate, live_t
             if replayed:
                 subscriber.replayed_up_to = replayed[-1].log_id
         subscriber.start_heartbeat(loop, settings.SSE_HEARTBEAT_SECONDS)
-        _ensure_token_watch(loop, live_tokens)
     except BaseException:
-        BUS.remove(subscriber)
+        _forget(subscriber)
         raise
 
     response = StreamingHttpResponse(_frames(subscriber, b"".join(head)), content_type="text/event-stream")
@@ -163,37 +161,13 @@ async def _frames(subscriber: Subscriber, head: bytes):
     finally:
         # Also on client disconnect: Django cancels the streaming task and this runs.
         subscriber.stop_heartbeat()
-        BUS.remove(subscriber)
+        _forget(subscriber)
 
 
-def _still_live(live_tokens: LiveTokens, token_ids: set[bus.CredentialId]) -> set[bus.CredentialId]:
-    try:
-        return live_tokens(token_ids)
-    finally:
-        connection.close()
-
-
-async def _watch_tokens(live_tokens: LiveTokens) -> None:
-    """Tokens revoked where revoke_token() cannot reach this worker (another process without Redis, or
-    an edit in the database) still close their streams: one query per heartbeat interval per process."""
-    while True:
-        await asyncio.sleep(settings.SSE_HEARTBEAT_SECONDS)
-        token_ids = BUS.token_ids()
-        if not token_ids:
-            continue
-        try:
-            live = await server_loop.free_db(_still_live)(live_tokens, token_ids)
-        except Exception:
-            log.exception("could not check the tokens of open event streams")
-            continue
-        for token_id in token_ids - live:
-            BUS.revoke(token_id)
-
-
-def _ensure_token_watch(loop: asyncio.AbstractEventLoop, live_tokens: LiveTokens) -> None:
-    global _token_watch
-    if _token_watch is None or _token_watch.done():
-        _token_watch = loop.create_task(_watch_tokens(live_tokens))
+def _forget(subscriber: Subscriber) -> None:
+    BUS.remove(subscriber)
+    if subscriber.token_id is not None:
+        connections.release(subscriber.token_id, subscriber)
 
 
 # A stopping worker ends its streams at once: the ASGI server would otherwise wait for them forever, and their

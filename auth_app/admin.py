@@ -25,7 +25,7 @@ class ApiTokenInline(admin.TabularInline):
     model = ApiToken
     extra = 0
     can_delete = False
-    fields = ("name", "prefix", "created", "last_used", "revoked")
+    fields = ("name", "prefix", "created", "last_used", "expires", "revoked")
     readonly_fields = fields
     show_change_link = True
 
@@ -51,7 +51,7 @@ class UserAdmin(DjangoUserAdmin):
     actions = [create_api_token]
 
 
-@admin.action(description="Revoke selected tokens (closes their open streams)")
+@admin.action(description="Revoke selected tokens (closes their open streams and terminals)")
 def revoke_tokens(modeladmin, request, queryset):
     count = 0
     for token in queryset.filter(revoked__isnull=True):
@@ -62,10 +62,10 @@ def revoke_tokens(modeladmin, request, queryset):
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ("user", "name", "prefix", "created", "last_used", "revoked")
-    list_filter = (("revoked", admin.EmptyFieldListFilter),)
+    list_display = ("user", "name", "prefix", "created", "last_used", "expires", "revoked")
+    list_filter = (("revoked", admin.EmptyFieldListFilter), ("expires", admin.EmptyFieldListFilter))
     search_fields = ("user__username", "name", "prefix")
-    fields = ("user", "name", "prefix", "created", "last_used", "revoked")
+    fields = ("user", "name", "prefix", "created", "last_used", "expires", "revoked")
     readonly_fields = fields
     actions = [revoke_tokens]
 

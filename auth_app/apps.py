@@ -6,8 +6,11 @@ class AuthAppConfig(AppConfig):
     label = "auth_app"
 
     def ready(self) -> None:
-        from agentserver import sandbox
+        from agentserver import connections, sandbox
+        from auth_app.authentication import live_credentials
         from auth_app.tokens import roots_of
 
         # The sandbox mounts a user's roots read-write; auth_app is where they are kept.
         sandbox.read_roots_with(roots_of)
+        # Live connections close when the credential that opened them ends; auth_app knows which still stand.
+        connections.check_credentials_with(live_credentials)

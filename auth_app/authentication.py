@@ -7,22 +7,32 @@ from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
 from django.conf import settings
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.models import Session
 from django.utils import timezone
+from django.utils.crypto import constant_time_compare
 from rest_framework import authentication, exceptions
 
 from agentserver.errors import REALM
 from auth_app.tokens import live_token_ids, token_lookup, token_lookup_for_user
 
-# To a signed-in (or signed-out) browser: a Basic challenge would make it prompt for a password on the web
-# app's own requests; it signs in again at /signin instead.
+# To a browser: a Basic challenge would make it prompt for a password (headless, the page's fetch never settles)
+# on the web app's own requests once its session ended; the app signs in again at /signin instead.
 BROWSER_REALM = 'Session realm="agentserver"'
+FETCH_METADATA = ("HTTP_SEC_FETCH_SITE", "HTTP_SEC_FETCH_MODE", "HTTP_SEC_FETCH_DEST")
 
 
 def challenge(request) -> str:
-    """The WWW-Authenticate of a 401: Basic for API clients, none a browser prompts for when a session
-    cookie came with the request."""
-    return BROWSER_REALM if settings.SESSION_COOKIE_NAME in request.COOKIES else REALM
+    """The WWW-Authenticate of a 401: Basic for API clients, none a browser prompts for when a browser made
+    the request (fetch metadata, or our own Origin or Referer) or a session cookie came with it."""
+    meta = request.META
+    if settings.SESSION_COOKIE_NAME in request.COOKIES or any(meta.get(name) for name in FETCH_METADATA):
+        return BROWSER_REALM
+    scheme, host = request.scheme, request.get_host()
+    origin, referer = meta.get("HTTP_ORIGIN"), meta.get("HTTP_REFERER")
+    own = (origin and is_own_origin(origin, scheme, host)) or (referer and is_own_origin(origin_of(referer), scheme,
+                                                                                          host))
+    return BROWSER_REALM if own else REALM
 
 
 def _basic_pair(encoded: str) -> tuple[str, str] | None:
@@ -85,16 +95,29 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS", "TRACE")
 COOKIE_REFUSED = "The session cookie is accepted only from this server's own pages"
 
 
-def is_own_origin(origin: str, host: str) -> bool:
-    """`origin` (scheme://host[:port]) names this server: its Host, or its public URL behind a proxy."""
+DEFAULT_PORTS = {"http": ":80", "https": ":443"}
+
+
+def origin_of(url: str) -> str:
+    """scheme://host[:port] of a URL, the port left out when it is the scheme's default (as browsers send it)."""
+    parts = urlsplit(url)
+    scheme, netloc = parts.scheme.lower(), parts.netloc.lower()
+    return f"{scheme}://{netloc.removesuffix(DEFAULT_PORTS.get(scheme, '@'))}"
+
+
+def is_own_origin(origin: str, scheme: str, host: str) -> bool:
+    """`origin` (scheme://host[:port]) names this server: the request's own scheme and Host, or the public
+    URL exactly. A page on http://host is another origin than https://host: it cannot ride the cookie of a
+    server answering on https, nor the reverse."""
     if not origin or origin == "null":
         return False
-    if settings.PUBLIC_URL and origin == "{0.scheme}://{0.netloc}".format(urlsplit(settings.PUBLIC_URL)):
+    origin = origin_of(origin)
+    if settings.PUBLIC_URL and origin == origin_of(settings.PUBLIC_URL):
         return True
-    return urlsplit(origin).netloc == host
+    return origin == origin_of(f"{scheme}://{host}")
 
 
-def from_own_pages(meta: dict, method: str, host: str) -> bool:
+def from_own_pages(meta: dict, method: str, scheme: str, host: str) -> bool:
     """Whether a browser request was made by this server's own pages. SameSite=Lax still sends the cookie
     with a cross-site top-level GET, and a page elsewhere can load any URL as an image or script: reads
     are checked as much as writes. The browser's word, in order: Origin (sent with every cross-site and
@@ -102,7 +125,7 @@ def from_own_pages(meta: dict, method: str, host: str) -> bool:
     is the person typing the URL), else the Referer (plain HTTP to another host), which no page elsewhere
     can set to ours."""
     origin = meta.get("HTTP_ORIGIN")
-    if origin is not None and not is_own_origin(origin, host):
+    if origin is not None and not is_own_origin(origin, scheme, host):
         return False
     site = meta.get("HTTP_SEC_FETCH_SITE")
     if site is not None:
@@ -110,7 +133,7 @@ def from_own_pages(meta: dict, method: str, host: str) -> bool:
     if origin is not None:
         return True
     referer = meta.get("HTTP_REFERER", "")
-    return bool(referer) and is_own_origin("{0.scheme}://{0.netloc}".format(urlsplit(referer)), host)
+    return bool(referer) and is_own_origin(origin_of(referer), scheme, host)
 
 
 BROWSER_STREAM_PREFIX = "session:"
@@ -135,25 +158,63 @@ def browser_session(request) -> BrowserSession | None:
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated or not user.is_active:
         return None
-    if not from_own_pages(request.META, request.method, request.get_host()):
+    if not from_own_pages(request.META, request.method, request.scheme, request.get_host()):
         raise ValueError(COOKIE_REFUSED)
     return BrowserSession(user=user, pk=browser_stream_id(request.session.session_key))
 
 
 def browser_stream_id(session_key: str | None) -> str | None:
-    """The id under which a signed-in browser's event streams are held, as a token's are by its pk."""
+    """The credential id under which a signed-in browser's connections are held, as a token's are by its pk."""
     return f"{BROWSER_STREAM_PREFIX}{session_key}" if session_key else None
 
 
-def live_stream_ids(stream_ids: set) -> set:
-    """Those of the open streams' credentials that still stand: tokens not revoked (their user active), and
-    browser sessions not signed out or expired."""
-    session_keys = {i.removeprefix(BROWSER_STREAM_PREFIX) for i in stream_ids if isinstance(i, str)}
-    live = live_token_ids({i for i in stream_ids if isinstance(i, int)})
-    if session_keys:
-        live |= {browser_stream_id(key) for key in Session.objects.filter(
-            session_key__in=session_keys, expire_date__gt=timezone.now()).values_list("session_key", flat=True)}
+USER_PREFIX = "user:"
+
+
+def user_credential_id(user) -> str:
+    """The credential id of connections opened for a user as a whole (a one-time terminal ticket)."""
+    return f"{USER_PREFIX}{user.pk}"
+
+
+def live_credentials(credentials: set) -> set:
+    """Those of the open connections' credentials that still stand: tokens not revoked or expired (their user
+    active); browser sessions not signed out or expired, whose user is active and whose password is the one
+    they signed in with; users still active."""
+    live = live_token_ids({c for c in credentials if isinstance(c, int)})
+    named = [c for c in credentials if isinstance(c, str)]
+    session_keys = {c.removeprefix(BROWSER_STREAM_PREFIX) for c in named if c.startswith(BROWSER_STREAM_PREFIX)}
+    live |= {browser_stream_id(key) for key in _standing_sessions(session_keys)}
+    user_ids = {int(c.removeprefix(USER_PREFIX)) for c in named
+                if c.startswith(USER_PREFIX) and c.removeprefix(USER_PREFIX).isdigit()}
+    if user_ids:
+        live |= {f"{USER_PREFIX}{pk}" for pk in get_user_model().objects.filter(
+            pk__in=user_ids, is_active=True).values_list("pk", flat=True)}
     return live
+
+
+def _standing_sessions(session_keys: set[str]) -> set[str]:
+    """Of these session keys, those Django would still sign in with: not expired, the user active, the
+    session's auth hash still the user's (a password change ends every session that has not been given the
+    new one; Django's own check, django.contrib.auth.get_user, without its side effects)."""
+    if not session_keys:
+        return set()
+    sessions = {}
+    for row in Session.objects.filter(session_key__in=session_keys, expire_date__gt=timezone.now()):
+        data = row.get_decoded()
+        if data.get(SESSION_KEY) is not None:
+            sessions[row.session_key] = data
+    User = get_user_model()
+    user_ids = {User._meta.pk.to_python(data[SESSION_KEY]) for data in sessions.values()}
+    users = {user.pk: user for user in User.objects.filter(pk__in=user_ids, is_active=True)}
+    standing = set()
+    for key, data in sessions.items():
+        user = users.get(User._meta.pk.to_python(data[SESSION_KEY]))
+        session_hash = data.get(HASH_SESSION_KEY)
+        if user is not None and session_hash and any(
+                constant_time_compare(session_hash, candidate)
+                for candidate in (user.get_session_auth_hash(), *user.get_session_auth_fallback_hash())):
+            standing.add(key)
+    return standing
 
 
 class JsonOnlySessionAuthentication(authentication.SessionAuthentication):

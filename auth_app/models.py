@@ -29,6 +29,8 @@ class ApiToken(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     last_used = models.DateTimeField(null=True, blank=True)
     revoked = models.DateTimeField(null=True, blank=True)
+    # None: until revoked. From then on the token authenticates nowhere, and its open connections close.
+    expires = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created"]

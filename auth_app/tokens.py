@@ -1,11 +1,13 @@
 """API tokens: minting, hashing and lookup. The only module that knows the token format."""
 import copy
+import datetime
 import hashlib
 import secrets
 import threading
 
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from auth_app.models import AllowedRoot, ApiToken
@@ -19,11 +21,20 @@ def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def token_create(*, user, name: str = "default") -> tuple[ApiToken, str]:
-    """Returns the stored token and its secret; the secret cannot be recovered afterwards."""
+def token_create(*, user, name: str = "default",
+                 lifetime: datetime.timedelta | None = None) -> tuple[ApiToken, str]:
+    """Returns the stored token and its secret; the secret cannot be recovered afterwards. `lifetime`: the
+    token expires that long from now (None: never)."""
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    token = ApiToken.objects.create(user=user, name=name, prefix=secret[:10], digest=_digest(secret))
+    expires = timezone.now() + lifetime if lifetime is not None else None
+    token = ApiToken.objects.create(user=user, name=name, prefix=secret[:10], digest=_digest(secret),
+                                    expires=expires)
     return token, secret
+
+
+def _standing() -> Q:
+    """Tokens that authenticate: not revoked, not expired."""
+    return Q(revoked__isnull=True) & (Q(expires__isnull=True) | Q(expires__gt=timezone.now()))
 
 
 def tokens_of(*, user) -> list[ApiToken]:
@@ -32,8 +43,20 @@ def tokens_of(*, user) -> list[ApiToken]:
 
 
 def token_of(*, user, token_id: int) -> ApiToken | None:
-    """One of the user's own live tokens; another user's, a revoked or an unknown one is None."""
+    """One of the user's own unrevoked tokens (expired ones too: revoking one says so in the list); another
+    user's, a revoked or an unknown one is None."""
     return ApiToken.objects.filter(user=user, pk=token_id, revoked__isnull=True).first()
+
+
+def tokens_revoke_all(*, user) -> int:
+    """Revoke every token of the user (a password change that asks for it); their connections close."""
+    from agentserver import events
+
+    token_ids = list(ApiToken.objects.filter(user=user, revoked__isnull=True).values_list("id", flat=True))
+    ApiToken.objects.filter(id__in=token_ids).update(revoked=timezone.now())
+    for token_id in token_ids:
+        transaction.on_commit(lambda token_id=token_id: events.revoke_token(token_id))
+    return len(token_ids)
 
 
 def token_revoke(*, token: ApiToken) -> None:
@@ -47,7 +70,7 @@ def token_revoke(*, token: ApiToken) -> None:
 
 # Every request authenticates, so a token seen before is not loaded again: the warm path is one primary-key
 # query, written in SQL (compiling the ORM query cost more than running it), that re-reads what may change
-# behind this process's back (revocation, deactivation, a renamed user, staff flags) from the database
+# behind this process's back (revocation, expiry, deactivation, a renamed user, staff flags) from the database
 # itself. A revocation by any route (service, admin, another worker, a shell) takes effect on the next request.
 _WARM_CACHE_MAX = 10_000
 _warm: dict[str, ApiToken] = {}
@@ -61,14 +84,15 @@ def _warm_check_sql() -> str:
     root_table = connection.ops.quote_name(AllowedRoot._meta.db_table)
     return (f"SELECT u.is_active, u.username, u.is_staff, u.is_superuser, r.path FROM {token_table} t "
             f"JOIN {user_table} u ON u.id = t.user_id LEFT JOIN {root_table} r ON r.user_id = u.id "
-            f"WHERE t.id = %s AND t.revoked IS NULL ORDER BY r.position, r.id")
+            f"WHERE t.id = %s AND t.revoked IS NULL AND (t.expires IS NULL OR t.expires > %s) "
+            f"ORDER BY r.position, r.id")
 
 
 def _still_valid(token: ApiToken) -> list[str] | None:
     """The user's roots if the token is still good and its user unchanged, else None."""
     user = token.user
     with connection.cursor() as cursor:
-        cursor.execute(_warm_check_sql(), [token.pk])
+        cursor.execute(_warm_check_sql(), [token.pk, connection.ops.adapt_datetimefield_value(timezone.now())])
         rows = cursor.fetchall()
     if not rows:
         return None
@@ -101,7 +125,7 @@ def token_lookup(secret: str) -> ApiToken | None:
             return _private_copy(cached, roots)
         with _warm_lock:
             _warm.pop(digest, None)
-    token = ApiToken.objects.select_related("user").filter(digest=digest, revoked__isnull=True).first()
+    token = ApiToken.objects.select_related("user").filter(_standing(), digest=digest).first()
     if token is None or not token.user.is_active:
         return None
     _touch(token)
@@ -120,8 +144,8 @@ def _touch(token: ApiToken) -> None:
 
 
 def live_token_ids(token_ids: set[int]) -> set[int]:
-    """Those of `token_ids` that still stand: not revoked, their user active (for open event streams)."""
-    return set(ApiToken.objects.filter(id__in=token_ids, revoked__isnull=True, user__is_active=True)
+    """Those of `token_ids` that still stand: not revoked or expired, their user active (for open connections)."""
+    return set(ApiToken.objects.filter(_standing(), id__in=token_ids, user__is_active=True)
                .values_list("id", flat=True))
 
 

@@ -1,15 +1,18 @@
-"""WebSocket gatekeeping: the same credentials as HTTP, Origin checked against the CORS allowlist, and the
-browser's session cookie only from this server's own origin. Refusals accept and then close with a distinct
-code so clients can tell why: 4401 unauthenticated, 4403 forbidden origin."""
+"""WebSocket gatekeeping: the Host checked against ALLOWED_HOSTS as Django checks an HTTP request's, the same
+credentials as HTTP, Origin checked against the CORS allowlist, and the browser's session cookie only from
+this server's own origin. A foreign Host is refused at the handshake (403), before anything else runs; other
+refusals accept and then close with a distinct code so clients can tell why: 4401 unauthenticated, 4403
+forbidden origin. The scope says which credential opened the socket (`credential_id`), so that the socket
+closes when that credential ends (agentserver.connections)."""
 from importlib import import_module
 from types import SimpleNamespace
-from urllib.parse import urlsplit
 
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.http.cookie import parse_cookie
+from django.http.request import split_domain_port, validate_host
 
-from auth_app.authentication import credentials_to_token, is_own_origin
+from auth_app.authentication import browser_stream_id, credentials_to_token, is_own_origin, user_credential_id
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
@@ -30,12 +33,46 @@ async def refuse(receive, send, code: int) -> None:
         await send({"type": "websocket.close", "code": code})
 
 
-def origin_allowed(origin: str, host: str) -> bool:
+async def refuse_handshake(receive, send) -> None:
+    """Close before accepting: the client's handshake is answered 403."""
+    message = await receive()
+    if message["type"] == "websocket.connect":
+        await send({"type": "websocket.close", "code": 1008})
+
+
+def _host(scope) -> str:
+    """The Host the handshake names, as HttpRequest.get_host reads it (X-Forwarded-Host when trusted)."""
+    if settings.USE_X_FORWARDED_HOST and _header(scope, b"x-forwarded-host"):
+        return _header(scope, b"x-forwarded-host")
+    return _header(scope, b"host")
+
+
+def host_allowed(host: str) -> bool:
+    """Django's own check of an HTTP request's Host (HttpRequest.get_host), for a handshake."""
+    allowed = settings.ALLOWED_HOSTS
+    if settings.DEBUG and not allowed:
+        allowed = [".localhost", "127.0.0.1", "[::1]"]
+    domain, _ = split_domain_port(host)
+    return bool(domain) and validate_host(domain, allowed)
+
+
+def scheme_of(scope) -> str:
+    """The page's scheme a handshake came from (ws → http, wss → https), trusting the proxy's header as
+    HttpRequest.is_secure does."""
+    if settings.SECURE_PROXY_SSL_HEADER:
+        header, secure = settings.SECURE_PROXY_SSL_HEADER
+        value = _header(scope, header.removeprefix("HTTP_").replace("_", "-").lower().encode("latin-1"))
+        if value:
+            return "https" if value.split(",")[0].strip() == secure else "http"
+    return "https" if scope.get("scheme") in ("wss", "https") else "http"
+
+
+def origin_allowed(origin: str, scheme: str, host: str) -> bool:
     if not origin:
         return True  # not a browser: nothing cross-site to defend against
     if origin in settings.CORS_ALLOWED_ORIGINS:
         return True
-    return urlsplit(origin).netloc == host
+    return is_own_origin(origin, scheme, host)
 
 
 class WebSocketOriginValidator:
@@ -43,7 +80,10 @@ class WebSocketOriginValidator:
         self.app = app
 
     async def __call__(self, scope, receive, send):
-        if not origin_allowed(_header(scope, b"origin"), _header(scope, b"host")):
+        host = _host(scope)
+        if not host_allowed(host):
+            return await refuse_handshake(receive, send)
+        if not origin_allowed(_header(scope, b"origin"), scheme_of(scope), host):
             return await refuse(receive, send, CLOSE_FORBIDDEN)
         return await self.app(scope, receive, send)
 
@@ -61,18 +101,20 @@ def _token_for(authorization: str, query_string: str):
 
 @database_sync_to_async
 def _browser_user(scope):
-    """The signed-in user of the session cookie, when the page that opened the socket is one of ours (a
-    browser always sends Origin with a WebSocket handshake), else None."""
+    """(the signed-in user of the session cookie, the session's credential id) when the page that opened the
+    socket is one of ours (a browser always sends Origin with a WebSocket handshake), else (None, None)."""
     from django.contrib.auth import get_user
 
-    if not is_own_origin(_header(scope, b"origin"), _header(scope, b"host")):
-        return None
+    if not is_own_origin(_header(scope, b"origin"), scheme_of(scope), _host(scope)):
+        return None, None
     session_key = parse_cookie(_header(scope, b"cookie")).get(settings.SESSION_COOKIE_NAME)
     if not session_key:
-        return None
+        return None, None
     session = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
     user = get_user(SimpleNamespace(session=session))
-    return user if user.is_authenticated and user.is_active else None
+    if not user.is_authenticated or not user.is_active:
+        return None, None
+    return user, browser_stream_id(session.session_key)
 
 
 class WebSocketAuthMiddleware:
@@ -89,13 +131,16 @@ class WebSocketAuthMiddleware:
         query_string = scope.get("query_string", b"").decode("latin-1")
         token = await _token_for(authorization, query_string)
         if token is not None:
-            return await self.app(dict(scope, user=token.user, api_token_id=token.id), receive, send)
-        user = None
+            return await self.app(dict(scope, user=token.user, credential_id=token.id), receive, send)
+        user = credential_id = None
         if not authorization and "auth_token=" not in query_string:
             if self.ticket_user is not None:
                 user = await self.ticket_user(scope)
+                # A ticket does not say which of the user's credentials asked for it: the user's own
+                # end (deactivation, every token revoked) closes the socket.
+                credential_id = user_credential_id(user) if user is not None else None
             if user is None:
-                user = await _browser_user(scope)
+                user, credential_id = await _browser_user(scope)
         if user is None:
             return await refuse(receive, send, CLOSE_UNAUTHENTICATED)
-        return await self.app(dict(scope, user=user, api_token_id=None), receive, send)
+        return await self.app(dict(scope, user=user, credential_id=credential_id), receive, send)

@@ -1,6 +1,9 @@
-"""The account page of every signed-in person, no admin needed: their API tokens (create one, shown once
-with the commands that use it; list; revoke), their password, their roots; staff get a link to the admin."""
+"""The account page of every signed-in person, no admin needed: their API tokens (create one, for a while or
+until revoked, shown once with the commands that use it; list; revoke), their password (changing it can revoke
+every token too), their roots; staff get a link to the admin."""
 from __future__ import annotations
+
+import datetime
 
 from django.conf import settings
 from django.contrib import messages
@@ -8,16 +11,21 @@ from django.contrib.auth import update_session_auth_hash
 from django.contrib.auth.forms import PasswordChangeForm
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
 
-from auth_app.tokens import roots_of, token_create, token_of, token_revoke, tokens_of
+from agentserver import events
+from auth_app.authentication import user_credential_id
+from auth_app.tokens import roots_of, token_create, token_of, token_revoke, tokens_of, tokens_revoke_all
 from web_app.signin import signed_in_user, signin_url
 from web_app.throttle import sign_in_attempt, sign_in_succeeded
 
 ACCOUNT_PATH = "/account"
 TOKEN_NAME_MAX = 100
+# What the form offers: "" never expires, else days.
+TOKEN_LIFETIMES = (("", "never"), ("7", "7 days"), ("30", "30 days"), ("90", "90 days"))
 
 
 def server_url(request: HttpRequest) -> str:
@@ -44,7 +52,8 @@ def _render(request: HttpRequest, user, *, password_form=None, created=None, sta
     context = {
         "account": user, "roots": roots_of(user), "tokens": tokens_of(user=user),
         "password_form": password_form or PasswordChangeForm(user), "created": created,
-        "server_url": server_url(request), "token_name_max": TOKEN_NAME_MAX,
+        "server_url": server_url(request), "token_name_max": TOKEN_NAME_MAX, "lifetimes": TOKEN_LIFETIMES,
+        "now": timezone.now(),
     }
     response = render(request, "web_app/account.html", context, status=status)
     response["Cache-Control"] = "no-store"  # a new token is on the page once, and never in a cache
@@ -76,7 +85,12 @@ def token_new(request: HttpRequest) -> HttpResponse:
     if not name or len(name) > TOKEN_NAME_MAX:
         messages.error(request, f"Give the token a name of 1 to {TOKEN_NAME_MAX} characters.")
         return _render(request, user, status=400)
-    token, secret = token_create(user=user, name=name)
+    days = request.POST.get("lifetime", "")
+    if days not in dict(TOKEN_LIFETIMES):
+        messages.error(request, "Choose how long the token lasts: " + ", ".join(l for _, l in TOKEN_LIFETIMES) + ".")
+        return _render(request, user, status=400)
+    lifetime = datetime.timedelta(days=int(days)) if days else None
+    token, secret = token_create(user=user, name=name, lifetime=lifetime)
     created = {"token": token, "secret": secret, "commands": connect_commands(request, user, secret)}
     return _render(request, user, created=created, status=201)
 
@@ -118,6 +132,14 @@ def password_change(request: HttpRequest) -> HttpResponse:
         return _render(request, user, password_form=form, status=400)
     sign_in_succeeded(attempt)
     form.save()
-    update_session_auth_hash(request, form.user)  # this browser stays signed in; every other session ends
-    messages.success(request, "Password changed.")
+    # This browser stays signed in; every other session ends (its auth hash no longer matches), and so do
+    # the connections it opened (agentserver.connections).
+    update_session_auth_hash(request, form.user)
+    if request.POST.get("revoke_tokens") == "on":
+        revoked = tokens_revoke_all(user=form.user)
+        events.revoke_token(user_credential_id(form.user))  # terminals opened with a one-time ticket
+        messages.success(request, f"Password changed. {revoked} API token(s) revoked: clients using them are "
+                                  "signed out.")
+    else:
+        messages.success(request, "Password changed.")
     return redirect(ACCOUNT_PATH)

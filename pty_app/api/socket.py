@@ -3,7 +3,8 @@ consumer: a consumer pays a thread hop (close_old_connections) on every frame, w
 
 Protocol (the reference's): replay from `?cursor=` (0 all, -1 nothing) as text frames, then one binary
 frame 0x00 + {"cursor": total}, then live output as text frames. Every client frame, text or binary, is
-terminal input, written verbatim. When the process exits the socket is closed with 1000."""
+terminal input, written verbatim. When the process exits the socket is closed with 1000; when the credential
+that opened it ends (a revoked or expired token, sign-out, a password change, deactivation), with 4401."""
 from __future__ import annotations
 
 import asyncio
@@ -13,7 +14,8 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 
-from auth_app.websocket import CLOSE_NOT_FOUND
+from agentserver import bus, connections
+from auth_app.websocket import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 from pty_app import selectors
 from pty_app.buffer import skip_continuation
 from pty_app.manager import get_manager, group_name
@@ -135,10 +137,57 @@ async def _refuse(send, code: int) -> None:
     await send({"type": "websocket.close", "code": code})
 
 
+class _Held:
+    """A socket held under its credential: ending the credential cancels the socket's work, which then
+    closes it with 4401."""
+
+    def __init__(self, send) -> None:
+        self.accepted = False
+        self.ended: str | None = None
+        self.work: asyncio.Future | None = None
+        self._send = send
+
+    async def send(self, message: dict) -> None:
+        if message["type"] == "websocket.accept":
+            self.accepted = True
+        await self._send(message)
+
+    def close(self, reason: str) -> None:
+        self.ended = self.ended or reason
+        if self.work is not None:
+            self.work.cancel()
+
+
 async def pty_socket(scope, receive, send) -> None:
     message = await receive()
     if message["type"] != "websocket.connect":
         return
+    credential = scope.get("credential_id")
+    if credential is None:
+        return await _serve(scope, receive, send)
+    relay = bus.bridge()
+    if relay is not None:
+        await relay.ensure_listening()  # a revocation elsewhere reaches this worker through it
+    held = _Held(send)
+    held.work = asyncio.ensure_future(_serve(scope, receive, held.send))
+    connections.hold(credential, held)
+    try:
+        await asyncio.wait({held.work})
+    finally:
+        connections.release(credential, held)
+        if not held.work.done():  # this handler was cancelled itself
+            held.work.cancel()
+    if held.work.cancelled():
+        if held.ended is None:
+            return
+        if not held.accepted:
+            await send({"type": "websocket.accept"})
+        await send({"type": "websocket.close", "code": CLOSE_UNAUTHENTICATED})
+        return
+    held.work.result()
+
+
+async def _serve(scope, receive, send) -> None:
     pty_id = scope["url_route"]["kwargs"].get("ptyID", "")
     user = scope.get("user")
     row = None

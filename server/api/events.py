@@ -16,7 +16,6 @@ from auth_app.authentication import (
     browser_session,
     challenge,
     credentials_to_token,
-    live_stream_ids,
 )
 from projects_app.contexts import resolve
 from sessions_app.selectors import session_get, session_replay_after
@@ -43,7 +42,7 @@ def _authenticate(request, shape: str):
 
 
 async def _stream(request, shape: str):
-    return await sse.open_stream(request, shape, authenticate=_authenticate, live_tokens=live_stream_ids)
+    return await sse.open_stream(request, shape, authenticate=_authenticate)
 
 
 @csrf_exempt  # GET only; a session cookie is accepted from this server's own pages only
@@ -97,7 +96,7 @@ async def session_event_stream(request, sessionID: str):
     except ApiError as error:
         return error_response(error)
     return await sse.open_stream(request, V2, authenticate=lambda request, shape: (token, context),
-                                 live_tokens=live_stream_ids, session_id=sessionID, after=after)
+                                 session_id=sessionID, after=after)
 
 
 # What /doc states of this stream's query (agentserver.schema reads it for routes that are not DRF views).
