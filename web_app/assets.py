@@ -1,7 +1,8 @@
 """The web app's files: where they come from (settings.WEB_APP: a directory, or the URL of a hosted copy
 relayed through this server, so it still runs on this origin) and how each is answered: its content type,
 its cache policy (Vite's content-hashed names are immutable; anything else is revalidated), gzip when the
-copy has it and the browser takes it, and the app's page with a Content-Security-Policy of its own."""
+copy has it and the browser takes it, and the app's page with a Content-Security-Policy of its own and one
+script of ours (SESSION_SCRIPT: a session that ended sends the person to the sign-in page)."""
 from __future__ import annotations
 
 import base64
@@ -31,6 +32,10 @@ REVALIDATE = "no-cache"
 _HASHED_NAME = re.compile(r"-[A-Za-z0-9_-]{8}\.[a-z0-9]+$")
 _SAFE_PATH = re.compile(r"^(?:[A-Za-z0-9_@~+-][A-Za-z0-9_.@~+-]*/)*[A-Za-z0-9_@~+-][A-Za-z0-9_.@~+-]*$")
 _INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.S)
+_HEAD = re.compile(rb"<head\b[^>]*>", re.I)
+# Ours, beside the app's files (a same-origin file: the page's policy allows it without a hash).
+SESSION_SCRIPT = "agentserver-session.js"
+_SESSION_SCRIPT_FILE = Path(__file__).parent / "page" / SESSION_SCRIPT
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,20 @@ def is_asset_path(relative: str) -> bool:
     """Whether a URL path could name one of the app's files (never the page, never anything hidden)."""
     return (bool(_SAFE_PATH.match(relative)) and relative != "index.html" and relative != INFO_FILE
             and not relative.endswith(".gz") and "." in relative.rsplit("/", 1)[-1])
+
+
+def with_session_script(page: bytes) -> bytes:
+    """The app's page with our script first in its head, so that it runs before the app's own."""
+    tag = f'<script src="/{SESSION_SCRIPT}"></script>'.encode()
+    match = _HEAD.search(page)
+    return page[:match.end()] + tag + page[match.end():] if match else tag + page
+
+
+@functools.cache
+def session_script() -> Asset:
+    body = _SESSION_SCRIPT_FILE.read_bytes()
+    return Asset(body=body, content_type=content_type_of(SESSION_SCRIPT), cache_control=REVALIDATE,
+                 etag='"' + hashlib.sha256(body).hexdigest()[:32] + '"')
 
 
 def page_policy(page: bytes) -> str:

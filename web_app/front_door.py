@@ -9,7 +9,15 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.csrf import csrf_exempt
 
 from agentserver.errors import not_found
-from web_app.assets import Asset, is_asset_path, page_policy, source
+from web_app.assets import (
+    SESSION_SCRIPT,
+    Asset,
+    is_asset_path,
+    page_policy,
+    session_script,
+    source,
+    with_session_script,
+)
 from web_app.signin import signed_in_user, signin_url
 
 
@@ -40,6 +48,7 @@ def _page_response(request: HttpRequest) -> HttpResponse:
     page = source().page()
     if page is None:
         return render(request, "web_app/not_installed.html", status=503)
+    page = with_session_script(page)
     response = HttpResponse(page, content_type="text/html; charset=utf-8")
     response["Content-Security-Policy"] = page_policy(page)
     response["Cache-Control"] = "no-store"
@@ -49,6 +58,8 @@ def _page_response(request: HttpRequest) -> HttpResponse:
 @csrf_exempt  # answers reads only; anything else is the API's 404
 def front_door(request: HttpRequest, path: str = "") -> HttpResponse:
     if request.method in ("GET", "HEAD"):
+        if path == SESSION_SCRIPT:
+            return _asset_response(request, session_script())
         if is_asset_path(path):
             accepts_gzip = "gzip" in request.headers.get("Accept-Encoding", "")
             asset = source().asset(path, accepts_gzip=accepts_gzip)

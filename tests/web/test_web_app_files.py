@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.web.conftest import sign_in_form
-from web_app.assets import CONTENT_TYPES, IMMUTABLE, REVALIDATE
+from web_app.assets import CONTENT_TYPES, IMMUTABLE, REVALIDATE, with_session_script
 
 
 def app_files(copy: Path) -> list[str]:
@@ -66,7 +66,8 @@ def test_text_files_are_sent_gzipped_and_revalidated(server, web_app_copy):
 def test_the_app_page_carries_a_policy_for_its_inline_script(alice_cookies, web_app_copy):
     page = alice_cookies.get("/", headers={"Accept": "text/html"})
     assert page.status_code == 200
-    assert page.content == (web_app_copy / "index.html").read_bytes()
+    # opencode's page, with our script that notices an ended session (web_app/assets.py) first in its head
+    assert page.content == with_session_script((web_app_copy / "index.html").read_bytes())
     policy = page.headers["content-security-policy"]
     assert re.search(r"script-src 'self' 'wasm-unsafe-eval' 'sha256-[A-Za-z0-9+/=]+'", policy)
     assert "frame-ancestors 'none'" in policy
@@ -128,7 +129,7 @@ def test_a_hosted_copy_is_relayed_on_this_origin(server_factory, web_app_copy, a
         with httpx.Client(base_url=live.url, timeout=30) as client:
             assert sign_in_form(client, "alice", "alice-password").status_code == 302
             page = client.get("/", headers={"Accept": "text/html"})
-            assert page.content == (web_app_copy / "index.html").read_bytes()
+            assert page.content == with_session_script((web_app_copy / "index.html").read_bytes())
             assert "sha256-" in page.headers["content-security-policy"]
             favicon = client.get("/favicon-v3.svg")
             assert favicon.headers["content-type"] == "image/svg+xml"
