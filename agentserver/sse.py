@@ -88,7 +88,8 @@ def method_not_allowed(request) -> JsonResponse:
     return response
 
 
-async def open_stream(request, shape: str, *, authenticate: Authenticate, session_id: str | None = None, after: str | None = None):
+async def open_stream(request, shape: str, *, authenticate: Authenticate, session_id: str | None = None,
+                      after: str | None = None):
     """The response of one event stream of `shape` (GLOBAL, INSTANCE or V2); `session_id`: only that session's
     events (authenticate checks it is the caller's); `after`: replay from there when no Last-Event-ID is sent."""
     loop = server_loop.capture_running()

@@ -87,7 +87,8 @@ def token_new(request: HttpRequest) -> HttpResponse:
         return _render(request, user, status=400)
     days = request.POST.get("lifetime", "")
     if days not in dict(TOKEN_LIFETIMES):
-        messages.error(request, "Choose how long the token lasts: " + ", ".join(l for _, l in TOKEN_LIFETIMES) + ".")
+        choices = ", ".join(label for _, label in TOKEN_LIFETIMES)
+        messages.error(request, f"Choose how long the token lasts: {choices}.")
         return _render(request, user, status=400)
     lifetime = datetime.timedelta(days=int(days)) if days else None
     token, secret = token_create(user=user, name=name, lifetime=lifetime)

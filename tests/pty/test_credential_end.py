@@ -8,7 +8,7 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
-from tests.pty.conftest import Screen, create_pty, shell_body, ws_url
+from tests.pty.conftest import Screen, shell_body, ws_url
 from tests.web.conftest import csrf_of, sign_in_form
 
 

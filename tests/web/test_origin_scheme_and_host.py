@@ -8,8 +8,6 @@ import httpx
 import pytest
 import websockets
 
-from tests.web.conftest import sign_in_form
-
 
 def ws_url(base: str, pty_id: str) -> str:
     return base.replace("http://", "ws://") + f"/pty/{pty_id}/connect"
