@@ -5,6 +5,7 @@ Tests that use `server` must also use the database transactionally (the personas
 server is another process: rows must be committed for it to see them."""
 import base64
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -85,6 +86,31 @@ def _die_with_parent() -> None:
     import signal
 
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def wait_ended(pids, timeout: float) -> set[int]:
+    """Wait until these processes have ended (exited or killed; a zombie has ended), woken by the kernel
+    through a pidfd rather than polling /proc; returns those still running after `timeout`."""
+    fds = {}
+    for pid in pids:
+        try:
+            fds[os.pidfd_open(pid)] = pid
+        except ProcessLookupError:
+            pass
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    deadline = time.monotonic() + timeout
+    running = set(fds)
+    try:
+        while running and (left := deadline - time.monotonic()) > 0:
+            for fd, _ in poller.poll(left * 1000):
+                poller.unregister(fd)
+                running.discard(fd)
+    finally:
+        for fd in fds:
+            os.close(fd)
+    return {fds[fd] for fd in running}
 
 
 def free_port() -> int:

@@ -9,6 +9,8 @@ import subprocess
 import pytest
 
 from agentserver import sandbox
+from tests.conftest import wait_ended
+from tests.hosts.cluster import descendants
 from tests.runner.conftest import wait_until
 from tests.sandbox.conftest import is_resident
 
@@ -53,11 +55,16 @@ def test_a_killed_resident_sandbox_is_replaced(bob):
     # bob's only: his root is among the sandbox's mounts (another test worker's server has residents too).
     residents = [pid for pid in _host_processes_with(str(bob.root).encode()) if is_resident(pid)]
     assert residents, "bob's git did not run in a resident sandbox"
+    sandboxed = set(residents).union(*(descendants(pid) for pid in residents))
     for pid in residents:
         try:
             os.kill(pid, 9)
         except ProcessLookupError:
             pass
+    # kill() returns before the processes are gone. Under load the sandbox's child, still alive, took the next
+    # call's git and died with it; the server does not run again a program whose sandbox ended under it (it may
+    # have done part of its work), and that status came back empty. Killed means every one of them has ended.
+    assert wait_ended(sandboxed, timeout=30) == set()
     (bob.repo / "second.txt").write_text("2\n")
     for _ in range(3):  # the first call may still find the dead one: it falls back to a one-shot sandbox
         assert _status_paths(bob) == ["first.txt", "second.txt"]
