@@ -247,7 +247,8 @@ class Nginx:
 
     def stop(self) -> None:
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGQUIT)
+            for master in _children().get(self.process.pid, []):  # nginx's master, the child of `unshare`
+                os.kill(master, signal.SIGQUIT)
             try:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:
@@ -261,7 +262,10 @@ def start_nginx(prefix: Path, hosts: list[Host]) -> Nginx:
     base = [shutil.which("nginx") or "/usr/sbin/nginx", "-p", str(prefix), "-e", str(prefix / "error.log"), "-c", str(conf)]
     checked = subprocess.run([*base, "-t"], check=False, capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
-    process = subprocess.Popen(base, stdout=subprocess.DEVNULL, stderr=(prefix / "stderr.log").open("wb"),
+    # nginx's worker outlives a master killed with SIGKILL: both run in a PID namespace of their own, whose
+    # first process (killed with `unshare`, killed with the test run) takes every other one with it.
+    process = subprocess.Popen(["unshare", "--pid", "--fork", "--kill-child=SIGKILL", "--", *base],
+                               stdout=subprocess.DEVNULL, stderr=(prefix / "stderr.log").open("wb"),
                                start_new_session=True, preexec_fn=_die_with_parent)  # noqa: PLW1509  (before any thread)
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
