@@ -64,7 +64,7 @@ def signin(request: HttpRequest) -> HttpResponse:
         return HttpResponseNotAllowed(["GET", "POST"])
     username = request.POST.get("username", "")[:MAX_FIELD].strip()
     password = request.POST.get("password", "")[:4096]
-    if not username or not password:
+    if not username or not password or "\x00" in username + password:  # PostgreSQL stores no NUL
         return _page(request, next_path=next_path, username=username, status=400,
                      error="Enter your username and password.")
     user = authenticate(request, username=username, password=password)

@@ -65,6 +65,12 @@ def test_a_wrong_password_opens_no_session(browser_client, alice):
     assert unknown.status_code == 401 and "Wrong username or password." in unknown.text
 
 
+def test_a_nul_character_in_the_form_is_a_clear_400(browser_client, alice):
+    for username, password in (("ali\x00ce", "alice-password"), ("alice", "alice\x00password")):
+        response = sign_in_form(browser_client, username, password)
+        assert response.status_code == 400 and "Enter your username and password." in response.text
+
+
 def test_the_form_needs_its_csrf_token(browser_client, alice):
     browser_client.get("/signin")
     response = browser_client.post("/signin", data={"username": "alice", "password": "alice-password"})
