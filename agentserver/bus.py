@@ -107,6 +107,12 @@ def event_session_id(type: str, properties) -> str | None:
     return None
 
 
+def _resolve(futures: list[asyncio.Future]) -> None:
+    for future in futures:
+        if not future.done():
+            future.set_result(None)
+
+
 class Subscriber:
     """One open stream: what it wants, a bounded backlog, and why it must close (if it must)."""
 
@@ -127,6 +133,8 @@ class Subscriber:
         self.closing: str | None = None
         self.replayed_up_to = 0  # live events with a log id at or below this were already replayed
         self._timer: asyncio.TimerHandle | None = None
+        self._waiting: list[asyncio.Future] = []   # for the next take's frames to be written
+        self._writing: list[asyncio.Future] = []   # for the frames being written now
 
     def wants(self, event: Event) -> bool:
         if self.shape == GLOBAL:
@@ -156,6 +164,7 @@ class Subscriber:
         """Everything pending as one chunk. Overflow ends with server.resync and closes the stream: the
         client reconnects with Last-Event-ID and the log fills the gap, rather than silently missing events."""
         frames = []
+        self._writing, self._waiting = self._writing + self._waiting, []
         while self.backlog:
             event = self.backlog.popleft()
             if event.log_id is not None and event.log_id <= self.replayed_up_to:
@@ -172,6 +181,26 @@ class Subscriber:
             frames.append(server_event("server.heartbeat", self).frame(self.shape))
         self.heartbeat_due = False
         return b"".join(frames)
+
+    def holds(self, session_id: str) -> bool:
+        """Whether an event about this session waits in the backlog."""
+        return any(event_session_id(event.type, event.properties) == session_id for event in self.backlog)
+
+    def when_written(self) -> asyncio.Future:
+        """Done once what the backlog holds now has been written (or the stream ended)."""
+        future = asyncio.get_running_loop().create_future()
+        self._waiting.append(future)
+        self.wake.set()
+        return future
+
+    def written(self) -> None:
+        """The frames of the last take went out (sse._frames, after the write)."""
+        waiters, self._writing = self._writing, []
+        _resolve(waiters)
+
+    def ended(self) -> None:
+        waiters, self._writing, self._waiting = self._writing + self._waiting, [], []
+        _resolve(waiters)
 
     def start_heartbeat(self, loop: asyncio.AbstractEventLoop, interval: float) -> None:
         def tick():
@@ -206,11 +235,21 @@ class Bus:
         self.by_owner.setdefault(subscriber.owner_id, set()).add(subscriber)
 
     def remove(self, subscriber: Subscriber) -> None:
+        subscriber.ended()
         subs = self.by_owner.get(subscriber.owner_id)
         if subs is not None:
             subs.discard(subscriber)
             if not subs:
                 del self.by_owner[subscriber.owner_id]
+
+    async def written(self, session_id: str, timeout: float) -> None:
+        """Until every stream here has written the events about this session it holds (at most `timeout`).
+        A synchronous prompt's answer goes out after them, as the reference's does: `opencode run --attach`
+        prints the answer from the stream and exits when the prompt returns."""
+        pending = [subscriber.when_written() for subs in self.by_owner.values() for subscriber in subs
+                   if subscriber.holds(session_id)]
+        if pending:
+            await asyncio.wait(pending, timeout=timeout)
 
     def count(self, owner_id: int | None = None) -> int:
         if owner_id is None:

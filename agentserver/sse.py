@@ -157,6 +157,7 @@ async def _frames(subscriber: Subscriber, head: bytes):
             if chunk:
                 written = loop.time()
                 yield chunk
+            subscriber.written()
             if subscriber.closing:
                 return
     finally:

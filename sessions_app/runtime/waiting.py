@@ -7,13 +7,15 @@ the session is idle without anything left to do for it, so a request never hangs
 come any more ends the wait with an error."""
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import os
 import time
 from collections.abc import Iterator
 
+from agentserver import events
 from agentserver import loop as server_loop
-from agentserver.bus import bridge
+from agentserver.bus import BUS, bridge
 from agentserver.errors import ApiError, NotFound
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases, parts, supervisor, wakeups
@@ -27,6 +29,8 @@ IDLE_GRACE_SECONDS = 2.0
 # Events wake a wait (runtime/wakeups.py); without one for this long it reads the database anyway: a worker
 # that died says nothing, and its lease expires after this long.
 FALLBACK_SECONDS = max(leases.LEASE_MS / 1000, 1.0)
+# The longest an answer waits for the streams to write the events before it (_streamed).
+STREAMED_SECONDS = 1.0
 
 
 class NoAnswer(ApiError):
@@ -72,6 +76,7 @@ def wait_for_answer(session_id: str, user_message_id: str, *, limit: float | Non
                     user_message_id, idle_since, kicked = follow, None, False
                     continue
                 _settle(watch, user_message_id, 5.0 if message.info.get("error") == parts.ABORTED else 1.0)
+                _streamed(session_id)
                 return message, parts_of(message.id)
             now = time.monotonic()
             if now > deadline:
@@ -104,6 +109,20 @@ def _settle(watch: wakeups.Watch, answered_user_id: str, limit: float) -> None:
     while (leases.is_live(session_id) and time.monotonic() < deadline
            and not queued_after(session_id, answered_user_id)):
         _sleep(watch, deadline - time.monotonic())
+
+
+def _streamed(session_id: str) -> None:
+    """The reference publishes a turn's events, its idle status last, before the prompt's answer, and writes
+    them to the open streams as they are published: `opencode run --attach` prints the parts it read from
+    /event and exits as soon as the answer comes. Here a stream writes what the bus handed it a few
+    milliseconds later (sse.WRITE_INTERVAL); the answer waits for this worker's streams to write the
+    session's events published so far (bounded: a client that stops reading its stream holds up nothing)."""
+    events.flush(STREAMED_SECONDS)
+    written = server_loop.start(BUS.written(session_id, STREAMED_SECONDS))
+    if written is not None:  # None: no server loop in this process, and so no streams
+        server_loop.let_others_run()
+        with contextlib.suppress(concurrent.futures.TimeoutError):
+            written.result(STREAMED_SECONDS + 1)
 
 
 def wait_idle(session_id: str, *, limit: float | None = None) -> None:
