@@ -17,6 +17,7 @@ from django.conf import settings
 
 from agentserver import connections, deployment, ids, workers
 from agentserver.clock import now_ms
+from agentserver.sequencer import Sequencer
 
 log = logging.getLogger(__name__)
 
@@ -222,6 +223,21 @@ class Bus:
     def __init__(self):
         self.by_owner: dict[int, set[Subscriber]] = {}
         self.listeners: dict[str, tuple[Callable[[Event], None], ...]] = {}
+        self.sequencer: Sequencer | None = None  # once other workers' events come through Redis
+
+    def deliver(self, events: list[Event]) -> None:
+        """Logged events from this worker's outbox or from Redis: in log-id order once the bridge listens."""
+        if self.sequencer is None:
+            self.dispatch(events)
+        else:
+            self.sequencer.offer(events)
+
+    def sequence_from(self, next_log_id: int) -> None:
+        """The Redis subscription is confirmed and `next_log_id` is the first id not yet committed."""
+        if self.sequencer is None:
+            self.sequencer = Sequencer(self.dispatch, fetch=logged_between,
+                                       wait_seconds=settings.EVENT_GAP_WAIT_MS / 1000)
+        self.sequencer.start_at(next_log_id)
 
     def listen(self, types: tuple[str, ...], callback: Callable[[Event], None]) -> None:
         """Call `callback(event)` on the loop for every event of these types this worker sees: its own and,
@@ -279,6 +295,24 @@ class Bus:
 
 
 BUS = Bus()
+
+
+def logged_between(first: int, last: int) -> list[Event]:
+    """The event log's events with ids first..last, in order (a gap the sequencer waited for in vain)."""
+    from agentserver.models import EventLog
+
+    rows = EventLog.objects.filter(id__gte=first, id__lte=last).order_by("id")
+    return [Event(type=r.type, properties=r.properties, owner_id=r.owner_id, directory=r.directory,
+                  workspace_id=r.workspace_id, project_id=r.project_id, id=r.event_id, time=r.time, log_id=r.id)
+            for r in rows]
+
+
+def next_log_id() -> int:
+    from django.db.models import Max
+
+    from agentserver.models import EventLog
+
+    return (EventLog.objects.aggregate(top=Max("id"))["top"] or 0) + 1
 
 
 # ---- Redis bridge -----------------------------------------------------------------------------------------
@@ -353,6 +387,7 @@ class RedisBridge:
                 await pubsub.subscribe(self.channel)
                 async for message in pubsub.listen():
                     if message["type"] == "subscribe":
+                        BUS.sequence_from(await free_db(next_log_id)())
                         self._ready.set()
                         if failed:  # events may have been missed while disconnected
                             BUS.resync_all()
@@ -380,7 +415,7 @@ class RedisBridge:
         if message.get("o") == workers.WORKER_ID:
             return
         if message.get("e"):
-            BUS.dispatch([Event.from_wire(item) for item in message["e"]])
+            BUS.deliver([Event.from_wire(item) for item in message["e"]])
         if message.get("revoke") is not None:
             connections.end(message["revoke"])
 

@@ -158,7 +158,7 @@ class _Outbox:
 
     def _deliver(self, events: list[Event]) -> None:
         try:
-            bus.BUS.dispatch(events)
+            bus.BUS.deliver(events)
         finally:
             self._done(len(events))
 

@@ -271,6 +271,9 @@ SANDBOX_LIMITS = {  # per process; 0 = unlimited. processes counts every process
 SSE_HEARTBEAT_SECONDS = float(os.environ.get("AGENTSERVER_SSE_HEARTBEAT_SECONDS", "10"))
 EVENT_LOG_RETENTION = int(os.environ.get("AGENTSERVER_EVENT_LOG_RETENTION", "100000"))
 SSE_QUEUE_SIZE = int(os.environ.get("AGENTSERVER_SSE_QUEUE_SIZE", "10000"))  # per stream; overflow → resync
+# How long a worker holds other events back for one with a smaller id before reading it from the event log
+# (agentserver/sequencer.py): streams get every logged event in id order.
+EVENT_GAP_WAIT_MS = int(os.environ.get("AGENTSERVER_EVENT_GAP_WAIT_MS", "200"))
 SSE_MAX_STREAMS_PER_USER = int(os.environ.get("AGENTSERVER_SSE_MAX_STREAMS_PER_USER", "200"))
 # The operator's SearXNG-compatible search endpoint for the websearch tool (any address, loopback included).
 WEBSEARCH_URL = os.environ.get("AGENTSERVER_WEBSEARCH_URL", "")
