@@ -5,6 +5,7 @@ again mid-turn: the turn completes whole, and an event stream that was on the st
 Last-Event-ID on the other without a gap."""
 import httpx
 
+from agentserver import ids
 from tests.events.sse_client import SseStream
 from tests.fakes.fixtures import Reply, configure_fake_provider
 from tests.hosts.cluster import STEER_HEADER
@@ -140,3 +141,35 @@ def test_a_graceful_restart_loses_no_turn_and_replay_has_no_gap(alice, fake_llm,
     assert "session.idle" in kinds or "session.status" in kinds
     with httpx.Client(base_url=host.url) as direct:
         assert direct.get("/global/health").status_code == 200
+
+
+def test_a_turn_killed_during_a_tool_call_goes_on_on_the_other_host(alice, fake_llm, hosts_up):
+    configure_fake_provider(alice, fake_llm)
+    a = via(alice, "a")
+    sid = a.post("/session", json={}).json()["id"]
+    marker = alice.repo / "call-started"
+    fake_llm.script(Reply(text="Running it.", tool_calls=[("bash", {"command": f"touch {marker}; sleep 120",
+                                                                    "description": "a long command"})]),
+                    Reply(text="It was cut short."))
+    prompt = text_prompt("run the long one", messageID=ids.ascending("msg"))
+    assert a.post(f"/session/{sid}/prompt_async", json=prompt).status_code == 204
+    wait_until(marker.exists, timeout=60)
+
+    hosts_up.hosts["a"].kill()
+
+    # The client's retry of its POST (as if the 204 was lost with the host) is answered as the first was.
+    assert alice.post(f"/session/{sid}/prompt_async", json=prompt).status_code == 204
+
+    def finished():
+        if sid in alice.get("/session/status").json():
+            return None
+        done = assistants(alice, sid)
+        return done if len(done) == 2 and all(m["info"]["time"].get("completed") for m in done) else None
+
+    cut, went_on = wait_until(finished, timeout=90, interval=0.5)
+    assert "error" not in cut["info"] and "error" not in went_on["info"]
+    [call] = [p for p in cut["parts"] if p["type"] == "tool"]
+    assert call["state"]["status"] == "error" and call["state"]["metadata"]["interrupted"] is True
+    assert streamed_text(went_on) == "It was cut short."
+    users = [m for m in alice.get(f"/session/{sid}/message").json() if m["info"]["role"] == "user"]
+    assert [u["info"]["id"] for u in users] == [prompt["messageID"]]
