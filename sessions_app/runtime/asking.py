@@ -1,21 +1,19 @@
-"""The tool side of asking the user: a permission request or a question is a row any worker can answer;
-the asking tool creates it (or finds the one it made before a restart) and waits for the reply
-(runtime/pending_reply.py). Replying and listing are services (services/permissions, services/questions)."""
+"""The tool side of asking the user, the two kinds of pending request (runtime/pending_requests.py): a
+permission request, which the session's rules may settle without asking, and a question. The asking tool
+creates its request (or finds the one it made before a restart) and waits for the reply. Replying and
+listing are services (services/pending.py)."""
 from __future__ import annotations
 
 import asyncio
 import json
 from typing import Callable
 
-from django.db import transaction
-
-from agentserver import ids
 from agentserver.loop import free_db
 from sessions_app.models import PermissionRequest, Question, Session
-from sessions_app.runtime import pending_reply
+from sessions_app.runtime import pending_requests
+from sessions_app.runtime.pending_requests import RequestKind
 from sessions_app.runtime.permission_rules import approvals_of, matching_rule, wildcard_match
 from sessions_app.runtime.tool_errors import PermissionRejected, QuestionRejected, ToolError
-from sessions_app.store.messages import publish_for
 
 REJECTED_TEXT = "The user rejected permission to use this specific tool call."
 CORRECTED_TEXT = "The user rejected permission to use this specific tool call with the following feedback: {}"
@@ -24,7 +22,7 @@ DENIED_TEXT = ("The user has specified a rule which prevents you from using this
 DISMISSED_TEXT = "The user dismissed this question"
 
 
-# ---- records --------------------------------------------------------------------------------------
+# ---- the two kinds --------------------------------------------------------------------------------
 
 def request_wire(request: PermissionRequest) -> dict:
     out = {"id": request.id, "sessionID": request.session_id, "permission": request.permission,
@@ -42,62 +40,38 @@ def question_wire(question: Question) -> dict:
 
 
 def resolve_request(request: PermissionRequest, reply: str, message: str | None = None) -> None:
-    request.status = "replied"
-    request.reply = reply
-    request.message = message
-    request.save(update_fields=["status", "reply", "message"])
-    publish_for(request.session, "permission.replied",
-                {"sessionID": request.session_id, "requestID": request.id, "reply": reply})
+    """A permission is answered `once`, `always` or `reject`, all announced as permission.replied."""
+    pending_requests.settle(PERMISSION, request, status="replied", happened="replied",
+                            stored={"reply": reply, "message": message}, announced={"reply": reply})
 
 
 def reject_question(question: Question) -> None:
-    question.status = "rejected"
-    question.save(update_fields=["status"])
-    publish_for(question.session, "question.rejected", {"sessionID": question.session_id, "requestID": question.id})
+    pending_requests.settle(QUESTION, question, status="rejected", happened="rejected")
+
+
+PERMISSION = RequestKind(name="permission", prefix="per", model=PermissionRequest, wire=request_wire,
+                         reject=lambda request: resolve_request(request, "reject"))
+QUESTION = RequestKind(name="question", prefix="que", model=Question, wire=question_wire, reject=reject_question)
 
 
 # ---- permissions ----------------------------------------------------------------------------------
 
 def _create_or_reuse(session: Session, permission: str, patterns: list[str], metadata: dict, always: list[str],
                      tool_ref: dict | None) -> PermissionRequest:
-    """One request per (tool call, permission, patterns): a tool call re-run after a worker restart finds
-    the request it asked before (answered or still pending) instead of asking twice."""
-    if tool_ref and tool_ref.get("callID"):
-        for row in PermissionRequest.objects.filter(session=session, permission=permission).order_by("-id")[:50]:
-            if (row.tool or {}).get("callID") == tool_ref["callID"] and row.patterns == patterns:
-                return row
-    with transaction.atomic():
-        request = PermissionRequest.objects.create(
-            id=ids.ascending("per"), session=session, permission=permission, patterns=patterns,
-            metadata=metadata, always=always, tool=tool_ref or None)
-        publish_for(session, "permission.asked", request_wire(request))
-    return request
+    """One request per (tool call, permission, patterns)."""
+    return (pending_requests.asked_before(PERMISSION, session, tool_ref, look_back=50, permission=permission,
+                                          same=lambda row: row.patterns == patterns)
+            or pending_requests.create(PERMISSION, session, tool_ref=tool_ref, permission=permission,
+                                       patterns=patterns, metadata=metadata, always=always))
 
 
-def _status(request_id: str) -> tuple[str, str | None, str | None]:
-    row = PermissionRequest.objects.filter(id=request_id).values_list("status", "reply", "message").first()
-    return row if row else ("replied", "reject", None)
-
-
-def _mark_used(request_id: str) -> None:
-    """The waiting tool has read the allowing answer and goes on: a restart must not re-run it."""
-    PermissionRequest.objects.filter(id=request_id, status="replied").update(status="used")
-
-
-def _settled(reply: str | None, message: str | None) -> None:
+def _settled(row: tuple[str, str | None, str | None]) -> None:
+    _status, reply, message = row
     if reply in ("once", "always"):
         return
     if message:
         raise PermissionRejected(CORRECTED_TEXT.format(message), feedback=message)
     raise PermissionRejected(REJECTED_TEXT)
-
-
-def _reject_one(request_id: str) -> None:
-    with transaction.atomic():
-        row = (PermissionRequest.objects.select_for_update().select_related("session")
-               .filter(id=request_id, status="pending").first())
-        if row is not None:
-            resolve_request(row, "reject")
 
 
 async def ask_permission(*, session: Session, permission: str, patterns: list[str], metadata: dict | None = None,
@@ -126,15 +100,9 @@ async def ask_permission(*, session: Session, permission: str, patterns: list[st
 
 
 async def wait_for_reply(request_id: str, *, abort: asyncio.Event | None = None) -> None:
-    def settle(row: tuple[str, str | None, str | None]) -> None:
-        state, reply, message = row
-        if state == "replied" and reply in ("once", "always"):
-            _mark_used(request_id)
-        _settled(reply, message)
-
-    await pending_reply.wait_for_reply(
-        read=lambda: _status(request_id), is_pending=lambda row: row[0] == "pending", settle=settle,
-        give_up=lambda: _reject_one(request_id), rejected=lambda: PermissionRejected(REJECTED_TEXT), abort=abort)
+    await pending_requests.wait_for_answer(
+        PERMISSION, request_id, answer=("reply", "message"), gone=("replied", "reject", None),
+        settle_answer=_settled, rejected=lambda: PermissionRejected(REJECTED_TEXT), abort=abort)
 
 
 def asker(*, session: Session, rules: list[dict], message_id: str, call_id: str,
@@ -152,33 +120,16 @@ def asker(*, session: Session, rules: list[dict], message_id: str, call_id: str,
 
 # ---- questions ------------------------------------------------------------------------------------
 
+def _answers(row: tuple[str, list | None]) -> list[list[str]]:
+    status, answers = row
+    if status not in ("replied", "used"):
+        raise QuestionRejected(DISMISSED_TEXT)
+    return answers or []
+
+
 def _create_question(session: Session, questions: list[dict], tool_ref: dict | None) -> Question:
-    if tool_ref and tool_ref.get("callID"):
-        for row in Question.objects.filter(session=session).order_by("-id")[:20]:
-            if (row.tool or {}).get("callID") == tool_ref["callID"]:
-                return row
-    with transaction.atomic():
-        question = Question.objects.create(id=ids.ascending("que"), session=session, questions=questions,
-                                           tool=tool_ref or None)
-        publish_for(session, "question.asked", question_wire(question))
-    return question
-
-
-def _state(question_id: str) -> tuple[str, list | None]:
-    row = Question.objects.filter(id=question_id).values_list("status", "answers").first()
-    return row if row else ("rejected", None)
-
-
-def _mark_question_used(question_id: str) -> None:
-    Question.objects.filter(id=question_id, status="replied").update(status="used")
-
-
-def _reject_id(question_id: str) -> None:
-    with transaction.atomic():
-        row = Question.objects.select_for_update().select_related("session").filter(
-            id=question_id, status="pending").first()
-        if row is not None:
-            reject_question(row)
+    return (pending_requests.asked_before(QUESTION, session, tool_ref, look_back=20)
+            or pending_requests.create(QUESTION, session, tool_ref=tool_ref, questions=questions))
 
 
 async def ask_question(*, session: Session, questions: list[dict], tool_ref: dict | None = None,
@@ -186,15 +137,6 @@ async def ask_question(*, session: Session, questions: list[dict], tool_ref: dic
     """Block until the user answers (→ answers, one list of labels per question) or dismisses
     (→ QuestionRejected, which halts the loop)."""
     question = await free_db(_create_question)(session, questions, tool_ref)
-
-    def settle(row: tuple[str, list | None]) -> list[list[str]]:
-        status, answers = row
-        if status == "replied":  # read by the waiting tool: a restart must not re-run it
-            _mark_question_used(question.id)
-        elif status != "used":
-            raise QuestionRejected(DISMISSED_TEXT)
-        return answers or []
-
-    return await pending_reply.wait_for_reply(
-        read=lambda: _state(question.id), is_pending=lambda row: row[0] == "pending", settle=settle,
-        give_up=lambda: _reject_id(question.id), rejected=lambda: QuestionRejected(DISMISSED_TEXT), abort=abort)
+    return await pending_requests.wait_for_answer(
+        QUESTION, question.id, answer=("answers",), gone=("rejected", None), settle_answer=_answers,
+        rejected=lambda: QuestionRejected(DISMISSED_TEXT), abort=abort)
