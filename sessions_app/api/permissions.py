@@ -1,7 +1,7 @@
 """Permission requests: permission.list, permission.reply, permission.respond (original) and
 permission.list, permission.reply, permission.request.list, session.permission.list/.create/.get/.reply,
 permission.saved.list/.remove (v2): list the caller's pending requests, ask and answer them, and the
-approvals remembered from `always` replies."""
+approvals remembered from `always` replies. A pending request's views are api/pending.py's."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -9,7 +9,6 @@ from agentserver.api import (
     BOOLEAN,
     ApiView,
     IdField,
-    LocatedView,
     StrictCharField,
     V2RequestView,
     id_param,
@@ -17,10 +16,18 @@ from agentserver.api import (
     parse,
     parse_query,
 )
+from sessions_app.api.pending import (
+    PendingListView,
+    PendingReplyView,
+    PendingRequestListView,
+    PendingSessionListView,
+    PendingSessionReplyView,
+    PendingView,
+)
 from sessions_app.api.serializers import spec_response
 from sessions_app.api.sessions import session_from_path
 from sessions_app.selectors import session_get
-from sessions_app.services import permissions
+from sessions_app.services import pending, permissions
 
 REPLY_ERROR = 'Expected "once" | "always" | "reject"'
 
@@ -34,6 +41,14 @@ class RespondBody(serializers.Serializer):
     response = serializers.ChoiceField(choices=permissions.REPLIES, error_messages={"invalid_choice": REPLY_ERROR})
 
 
+def reply_body(data) -> dict:
+    return parse(ReplyBody, data)
+
+
+def v2_reply_body(data) -> dict:
+    return parse(ReplyBody, spec_response(data, "reply"))
+
+
 def permission_v2_wire(request: dict) -> dict:
     out = {"id": request["id"], "sessionID": request["sessionID"], "action": request["permission"],
            "resources": request["patterns"], "save": request.get("always") or [],
@@ -44,26 +59,21 @@ def permission_v2_wire(request: dict) -> dict:
     return out
 
 
-class PermissionListView(ApiView):
+class PermissionView(PendingView):
+    """What every permission view of api/pending.py is given."""
+
+    answering = permissions.ANSWERING
+    body = staticmethod(reply_body)
+    v2_wire = staticmethod(permission_v2_wire)
+
+
+class PermissionListView(PermissionView, PendingListView):
     operation_ids = {"GET": "permission.list"}
 
-    def get(self, request):
-        return Response(permissions.permission_list(user=request.user))
 
-
-class PermissionReplyView(ApiView):
+class PermissionReplyView(PermissionView, PendingReplyView):
     operation_ids = {"POST": "permission.reply"}
-    id_kwarg = "requestID"
     path_ids = {"requestID": "per"}
-
-    def body(self, data) -> dict:
-        return parse(ReplyBody, data)
-
-    def post(self, request, **kwargs):
-        request_id = id_param(kwargs[self.id_kwarg], "per", "permission")
-        body = self.body(request.data)
-        return Response(permissions.permission_reply(user=request.user, request_id=request_id, reply=body["reply"],
-                                                     message=body.get("message") or None))
 
 
 class PermissionRespondView(ApiView):
@@ -91,18 +101,11 @@ class V2PermissionReplyView(V2RequestView, PermissionReplyView):
     operation_ids = {"POST": "permission.reply"}
     answer_schemas = {"POST": BOOLEAN}
     id_kwarg = "permissionID"
-
-    def body(self, data) -> dict:
-        return parse(ReplyBody, spec_response(data, "reply"))
+    body = staticmethod(v2_reply_body)
 
 
-class V2PermissionRequestListView(LocatedView):
+class V2PermissionRequestListView(PermissionView, PendingRequestListView):
     operation_ids = {"GET": "permission.request.list"}
-
-    def get(self, request):
-        context = self.context(request)
-        pending = permissions.permission_list(user=request.user, project_id=context.project_id)
-        return self.located(request, [permission_v2_wire(r) for r in pending])
 
 
 class PermissionSource(serializers.Serializer):
@@ -126,15 +129,10 @@ class SavedListQuery(serializers.Serializer):
     projectID = StrictCharField(max_length=64, required=False)
 
 
-class V2SessionPermissionsView(ApiView):
+class V2SessionPermissionsView(PermissionView, PendingSessionListView):
     """The pending permission requests of one session, and asking a new one (v2)."""
 
     operation_ids = {"GET": "session.permission.list", "POST": "session.permission.create"}
-
-    def get(self, request, sessionID: str):
-        session = session_from_path(request, sessionID)
-        pending = permissions.permission_list(user=request.user, session=session)
-        return Response({"data": [permission_v2_wire(r) for r in pending]})
 
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
@@ -151,20 +149,12 @@ class V2SessionPermissionView(ApiView):
     def get(self, request, sessionID: str, requestID: str):
         session = session_from_path(request, sessionID)
         request_id = id_param(requestID, "per", "permission")
-        return Response({"data": permission_v2_wire(permissions.permission_get(session=session,
-                                                                               request_id=request_id))})
+        return Response({"data": permission_v2_wire(pending.request_get(permissions.ANSWERING, session=session,
+                                                                        request_id=request_id))})
 
 
-class V2SessionPermissionReplyView(ApiView):
+class V2SessionPermissionReplyView(PermissionView, PendingSessionReplyView):
     operation_ids = {"POST": "session.permission.reply"}
-
-    def post(self, request, sessionID: str, requestID: str):
-        session = session_from_path(request, sessionID)
-        request_id = id_param(requestID, "per", "permission")
-        body = parse(ReplyBody, request.data)
-        permissions.permission_reply(user=request.user, request_id=request_id, reply=body["reply"],
-                                     message=body.get("message") or None, session_id=session.id)
-        return Response(status=204)
 
 
 class V2SavedPermissionListView(ApiView):
