@@ -15,6 +15,8 @@
 #               on the embedded default (sandbox on) and on `opencode serve` 1.18.33 against one fake model,
 #               alternating ROUNDS times; prints the ratio table (medians): batch wall, prompt latency, the
 #               server's CPU per prompt (process tree), GET /global/health and GET /session p99 meanwhile.
+#   chaos       bench/chaos.py (only when named): two hosts behind nginx under prompt load, one killed with
+#               SIGKILL every 20-40 s, CHAOS_SECONDS (600) long; its own database bench_chaos and Redis db 6.
 #
 # scaled, streams and eventlog need PostgreSQL on 127.0.0.1:5432 (user postgres, trust; database bench_perf is created
 # and dropped) and Redis on 127.0.0.1:6379 (db 7). The machine's other load shows in every figure: compare
@@ -230,9 +232,15 @@ lsp() {
   echo
 }
 
+chaos() {
+  echo "== bench/chaos.py: two hosts, one killed every 20-40 s, ${CHAOS_SECONDS:-600} s of prompts"
+  $PY bench/chaos.py --seconds "${CHAOS_SECONDS:-600}"
+  echo
+}
+
 for part in $PARTS; do
   case "$part" in
-    throughput|scaled|streams|eventlog|sandbox|lsp|agent) "$part" ;;
-    *) echo "unknown part: $part (throughput, scaled, streams, eventlog, sandbox, lsp, agent)" >&2; exit 2 ;;
+    throughput|scaled|streams|eventlog|sandbox|lsp|agent|chaos) "$part" ;;
+    *) echo "unknown part: $part (throughput, scaled, streams, eventlog, sandbox, lsp, agent, chaos)" >&2; exit 2 ;;
   esac
 done
