@@ -181,6 +181,14 @@ def free_db(fn: Callable) -> Callable[..., Awaitable[Any]]:
     return run
 
 
+def on_executor(executor: concurrent.futures.Executor, fn: Callable) -> Callable[..., Awaitable[Any]]:
+    """An ORM function made awaitable on `executor`'s threads: a dedicated thread for one kind of short call
+    that must not wait behind the loop's default executor (a lease's renewal)."""
+    async def run(*args, **kwargs):
+        return await run_on(executor, _release_after, fn, *args, **kwargs)
+    return run
+
+
 def _release_after(fn: Callable, *args, **kwargs) -> Any:
     try:
         return fn(*args, **kwargs)

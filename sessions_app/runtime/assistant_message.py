@@ -15,6 +15,11 @@ class AssistantMessage:
         self.session = session
         self.info = info                      # the wire info, shared with the turn that opened the message
         self.parts: dict[str, dict] = {}      # part id → data, everything written so far, in order
+        self.fenced = False                   # the runner lost the session's lease: store nothing more
+
+    def fence(self) -> None:
+        """From now on nothing is stored: another runner holds the session and goes on with this step."""
+        self.fenced = True
 
     @property
     def id(self) -> str:
@@ -26,14 +31,20 @@ class AssistantMessage:
     async def save_part(self, part: dict) -> None:
         new = part["id"] not in self.parts
         self.parts[part["id"]] = part
+        if self.fenced:
+            return
         await db(message_store.part_save)(session=self.session, part=part, new=new)
 
     async def remove_part(self, part: dict) -> None:
         self.parts.pop(part["id"], None)
+        if self.fenced:
+            return
         await db(message_store.part_remove)(session=self.session, message_id=self.id, part_id=part["id"])
 
     async def checkpoint_part(self, part: dict) -> None:
         """A streaming part's text so far, stored without an event (its deltas went out already)."""
+        if self.fenced:
+            return
         await db(message_store.part_checkpoint)(session=self.session, part=dict(part))
 
     def fail(self, error: dict) -> None:
@@ -44,6 +55,8 @@ class AssistantMessage:
         self.info["finish"] = reason
         self.info["tokens"] = tokens
         self.info["cost"] = float(self.info.get("cost") or 0) + cost
+        if self.fenced:
+            return
         await db(_store_step_end)(self.session, dict(self.info), cost, tokens)
 
 

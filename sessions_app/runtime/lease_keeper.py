@@ -9,9 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
-from agentserver.loop import db, free_db
+from agentserver.loop import db, free_db, on_executor
 from sessions_app.runtime import leases
+
+# Renewals have a thread of their own, shared by the worker's runners (each is one short UPDATE): behind the
+# loop's default executor, busy with other calls on a loaded machine, they waited past the lease and every
+# runner of the worker lost its session at once.
+_RENEWALS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lease-renewal")
 
 
 class LeaseKeeper:
@@ -46,6 +52,11 @@ class LeaseKeeper:
             self._held.discard(self.session_id)
             await call(leases.hand_over)(self.session_id, self.holder)
 
+    def forget(self) -> None:
+        """The session's lease is lost (expired past renewal): the keeper holds it no more, and the runner
+        writes nothing more to the session, whose next holder goes on with it (runtime/resume.py)."""
+        self._held.discard(self.session_id)
+
     async def set_status(self, session_id: str, status: dict) -> None:
         await db(leases.set_status)(session_id, self.holder, status)
 
@@ -56,7 +67,7 @@ class LeaseKeeper:
             if self.session_id not in self._held:
                 return None
             for session_id in [self.session_id, *sorted(self._held - {self.session_id})]:
-                renewed = await free_db(leases.renew)(session_id, self.holder)
+                renewed = await on_executor(_RENEWALS, leases.renew)(session_id, self.holder)
                 if session_id == self.session_id and not renewed:
                     self._held.discard(session_id)
                     return False

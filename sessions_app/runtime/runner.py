@@ -186,10 +186,11 @@ class Runner:
                     return self._lost("could not renew its lease before it expired")
 
     def _lost(self, why: str) -> None:
-        """Stop as an abort does (the step's model call and tools end, its message is closed), but leave
-        the queue and the session's status to the worker that holds the lease now."""
+        """Stop as an abort does (the step's model call and tools end), but write nothing more: the step's
+        message, the queue and the session's status are the next holder's, which goes on with the turn."""
         log.warning("runner of %s %s: stopping", self.session_id, why)
         self.lost = True
+        self.lease.forget()
         self.abort()
 
     async def _listen(self) -> None:

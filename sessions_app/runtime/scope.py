@@ -86,7 +86,10 @@ class RunScope:
         return info
 
     async def close_assistant(self, info: dict, *, error: dict | None = None) -> None:
-        """Complete the message (time.completed) and store it (its message.updated wakes the waiters)."""
+        """Complete the message (time.completed) and store it (its message.updated wakes the waiters); not
+        when the lease was lost meanwhile: the message is the next holder's to go on with."""
+        if not self.lease.holds_own:
+            return
         await db(message_service.message_save)(session=self.session, info=dict(parts.completed(info, error=error)))
 
     async def abort_queue(self) -> None:
@@ -123,6 +126,9 @@ class RunScope:
             aborted.cancel()
         if step.done():
             return step.result()
+        lost = not self.lease.holds_own
+        if lost:  # the lease went to another runner: it goes on with this step (runtime/resume.py)
+            processor.message.fence()
         step.cancel()
         try:
             await step
@@ -130,6 +136,9 @@ class RunScope:
             pass
         except Exception:
             log.exception("step failed while aborting")
+        if lost:
+            await processor.tools.cancel()
+            return "aborted"
         await processor.finalize_aborted()
         message_service.publish_for(self.session, "session.error", {"sessionID": self.session_id,
                                                                     "error": parts.ABORTED})

@@ -94,3 +94,28 @@ def test_a_turn_killed_between_two_steps_makes_the_next_call_again_and_keeps_the
     assert not any("slow second step" in t for m in messages for t in _texts(m))
     calls = [r for r in _model_requests(llm)]
     assert len(calls) == 3, "the read step once, the cut call, the call made again"
+
+
+def test_a_runner_that_loses_its_lease_leaves_the_step_to_the_next_holder(alice, llm, server_factory):
+    """A runner starved past its lease (here: the lease taken from under it) writes nothing more; the runner
+    that adopts the session makes the model call again, and the person gets one complete answer, no abort."""
+    from sessions_app.models import SessionLease
+
+    first = server_factory(FAST)
+    a = Remote(alice, first.url)
+    session_id = new_session(a)["id"]
+    llm.script(Reply(text=" ".join(f"w{i}" for i in range(200)), delay=0.1), Reply(text="made again"))
+    assert a.post(f"/session/{session_id}/prompt_async", json=text_prompt("long one")).status_code == 204
+
+    def streaming():
+        return any(len(p.get("text", "")) > 20 for m in a.get(f"/session/{session_id}/message").json()
+                   if m["info"]["role"] == "assistant" for p in m["parts"])
+
+    wait_until(streaming, timeout=30)
+    assert SessionLease.objects.filter(session_id=session_id).update(holder="a-runner-that-died", expires_at=0)
+
+    messages = wait_until(lambda: _finished(a, session_id), timeout=60, interval=0.2)
+    assert [m["info"]["role"] for m in messages] == ["user", "assistant"]
+    answer = messages[1]
+    assert "error" not in answer["info"] and _texts(answer) == ["made again"]
+    assert "lost its lease" in first.log()
