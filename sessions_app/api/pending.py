@@ -1,14 +1,16 @@
 """The views of a pending request, for either kind (services/pending.py): api/permissions.py and
 api/questions.py mount them with their kind's `answering`, operation ids and reply body.
 
-A view's `body` is a function of its kind's module (`parse(ReplyBody, data)`), not a serializer held here:
-/doc reads the body a route takes from the `parse` call itself (agentserver/schema.py)."""
+A reply's body is parsed by a function of its kind's module (`parse(ReplyBody, data)`), not by a serializer
+held here: /doc and the battery read the body a route takes from the `parse` call itself
+(agentserver/schema.py, tests/foundation/bodies.py), so a session's reply view is its kind's own."""
 from typing import Callable, ClassVar
 
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, LocatedView, id_param
+from agentserver.api import BOOLEAN, ApiView, LocatedView, V2RequestView, id_param
 from sessions_app.api.sessions import session_from_path
+from sessions_app.models import Session
 from sessions_app.services import pending
 from sessions_app.services.pending import Answering
 
@@ -18,15 +20,32 @@ def unchanged(wire: dict) -> dict:
 
 
 class PendingView(ApiView):
-    """A view of one kind of pending request. The kind's views are given `answering`, `body` and, where the
-    v2 routes show a request otherwise than the original ones, `v2_wire`."""
+    """A view of one kind of pending request. The kind's views are given `answering`, `body` and `v2_body`
+    and, where the v2 routes show a request otherwise than the original ones, `v2_wire`."""
 
     answering: ClassVar[Answering]
     body: ClassVar[Callable[[object], dict]]       # parses the reply's body
+    v2_body: ClassVar[Callable[[object], dict]]    # the same on the v2 mount, which takes the spec's `response`
     v2_wire: ClassVar[Callable[[dict], dict]] = staticmethod(unchanged)
 
     def request_id(self, value: str) -> str:
         return id_param(value, self.answering.kind.prefix, self.answering.kind.name)
+
+    def v2_request_id(self, path: dict) -> str:
+        """The v2 routes name the request's id after its kind: /api/permission/{permissionID}/reply."""
+        return self.request_id(path[f"{self.answering.kind.name}ID"])
+
+    def in_session(self, request, sessionID: str, requestID: str) -> tuple[Session, str]:
+        """The v2 session routes: the caller's session (404) and the request's id in it."""
+        return session_from_path(request, sessionID), self.request_id(requestID)
+
+    def reply(self, request, request_id: str, body: dict, *, session_id: str | None = None) -> bool:
+        return pending.request_reply(self.answering, user=request.user, request_id=request_id, answer=body,
+                                     session_id=session_id)
+
+    def reject(self, request, request_id: str, *, session_id: str | None = None) -> bool:
+        return pending.request_reject(self.answering, user=request.user, request_id=request_id,
+                                      session_id=session_id)
 
 
 class PendingListView(PendingView):
@@ -36,24 +55,39 @@ class PendingListView(PendingView):
         return Response(pending.request_list(self.answering, user=request.user))
 
 
-class PendingReplyView(PendingView):
-    """POST /permission/{id}/reply, /question/{id}/reply (both mounts): true."""
-
-    id_kwarg = "requestID"
-
-    def post(self, request, **kwargs):
-        request_id = self.request_id(kwargs[self.id_kwarg])
-        body = self.body(request.data)
-        return Response(pending.request_reply(self.answering, user=request.user, request_id=request_id,
-                                              answer=body))
+class PendingItemView(PendingView):
+    @property
+    def path_ids(self) -> dict[str, str]:
+        """The original routes' {requestID} is an id of the view's kind: checked first, stated in /doc."""
+        return {"requestID": self.answering.kind.prefix}
 
 
-class PendingRejectView(PendingView):
-    id_kwarg = "requestID"
+class PendingReplyView(PendingItemView):
+    """POST /permission/{requestID}/reply, /question/{requestID}/reply: true."""
 
-    def post(self, request, **kwargs):
-        request_id = self.request_id(kwargs[self.id_kwarg])
-        return Response(pending.request_reject(self.answering, user=request.user, request_id=request_id))
+    def post(self, request, requestID: str):
+        request_id = self.request_id(requestID)
+        return Response(self.reply(request, request_id, self.body(request.data)))
+
+
+class PendingRejectView(PendingItemView):
+    def post(self, request, requestID: str):
+        return Response(self.reject(request, self.request_id(requestID)))
+
+
+class V2PendingReplyView(V2RequestView, PendingView):
+    answer_schemas = {"POST": BOOLEAN}
+
+    def post(self, request, **path):
+        request_id = self.v2_request_id(path)
+        return Response(self.reply(request, request_id, self.v2_body(request.data)))
+
+
+class V2PendingRejectView(V2RequestView, PendingView):
+    answer_schemas = {"POST": BOOLEAN}
+
+    def post(self, request, **path):
+        return Response(self.reject(request, self.v2_request_id(path)))
 
 
 class PendingRequestListView(LocatedView, PendingView):
@@ -74,19 +108,8 @@ class PendingSessionListView(PendingView):
         return Response({"data": [self.v2_wire(r) for r in listed]})
 
 
-class PendingSessionReplyView(PendingView):
-    def post(self, request, sessionID: str, requestID: str):
-        session = session_from_path(request, sessionID)
-        request_id = self.request_id(requestID)
-        body = self.body(request.data)
-        pending.request_reply(self.answering, user=request.user, request_id=request_id, answer=body,
-                              session_id=session.id)
-        return Response(status=204)
-
-
 class PendingSessionRejectView(PendingView):
     def post(self, request, sessionID: str, requestID: str):
-        session = session_from_path(request, sessionID)
-        request_id = self.request_id(requestID)
-        pending.request_reject(self.answering, user=request.user, request_id=request_id, session_id=session.id)
+        session, request_id = self.in_session(request, sessionID, requestID)
+        self.reject(request, request_id, session_id=session.id)
         return Response(status=204)

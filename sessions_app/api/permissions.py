@@ -6,7 +6,6 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentserver.api import (
-    BOOLEAN,
     ApiView,
     IdField,
     StrictCharField,
@@ -21,8 +20,8 @@ from sessions_app.api.pending import (
     PendingReplyView,
     PendingRequestListView,
     PendingSessionListView,
-    PendingSessionReplyView,
     PendingView,
+    V2PendingReplyView,
 )
 from sessions_app.api.serializers import spec_response
 from sessions_app.api.sessions import session_from_path
@@ -49,22 +48,23 @@ def v2_reply_body(data) -> dict:
     return parse(ReplyBody, spec_response(data, "reply"))
 
 
-def permission_v2_wire(request: dict) -> dict:
-    out = {"id": request["id"], "sessionID": request["sessionID"], "action": request["permission"],
-           "resources": request["patterns"], "save": request.get("always") or [],
-           "metadata": request.get("metadata") or {}}
-    tool = request.get("tool")
-    if isinstance(tool, dict) and tool.get("messageID") and tool.get("callID"):
-        out["source"] = {"type": "tool", "messageID": tool["messageID"], "callID": tool["callID"]}
-    return out
-
-
 class PermissionView(PendingView):
     """What every permission view of api/pending.py is given."""
 
     answering = permissions.ANSWERING
     body = staticmethod(reply_body)
-    v2_wire = staticmethod(permission_v2_wire)
+    v2_body = staticmethod(v2_reply_body)
+
+    @staticmethod
+    def v2_wire(request: dict) -> dict:
+        """The v2 routes name a permission's fields otherwise: action, resources, save, source."""
+        out = {"id": request["id"], "sessionID": request["sessionID"], "action": request["permission"],
+               "resources": request["patterns"], "save": request.get("always") or [],
+               "metadata": request.get("metadata") or {}}
+        tool = request.get("tool")
+        if isinstance(tool, dict) and tool.get("messageID") and tool.get("callID"):
+            out["source"] = {"type": "tool", "messageID": tool["messageID"], "callID": tool["callID"]}
+        return out
 
 
 class PermissionListView(PermissionView, PendingListView):
@@ -73,7 +73,6 @@ class PermissionListView(PermissionView, PendingListView):
 
 class PermissionReplyView(PermissionView, PendingReplyView):
     operation_ids = {"POST": "permission.reply"}
-    path_ids = {"requestID": "per"}
 
 
 class PermissionRespondView(ApiView):
@@ -97,11 +96,8 @@ class V2PermissionListView(V2RequestView, PermissionListView):
     answer_schemas = {"GET": opencode("GET /permission")}
 
 
-class V2PermissionReplyView(V2RequestView, PermissionReplyView):
+class V2PermissionReplyView(PermissionView, V2PendingReplyView):
     operation_ids = {"POST": "permission.reply"}
-    answer_schemas = {"POST": BOOLEAN}
-    id_kwarg = "permissionID"
-    body = staticmethod(v2_reply_body)
 
 
 class V2PermissionRequestListView(PermissionView, PendingRequestListView):
@@ -143,18 +139,22 @@ class V2SessionPermissionsView(PermissionView, PendingSessionListView):
             request_id=body.get("id"))})
 
 
-class V2SessionPermissionView(ApiView):
+class V2SessionPermissionView(PermissionView):
     operation_ids = {"GET": "session.permission.get"}
 
     def get(self, request, sessionID: str, requestID: str):
-        session = session_from_path(request, sessionID)
-        request_id = id_param(requestID, "per", "permission")
-        return Response({"data": permission_v2_wire(pending.request_get(permissions.ANSWERING, session=session,
-                                                                        request_id=request_id))})
+        session, request_id = self.in_session(request, sessionID, requestID)
+        return Response({"data": self.v2_wire(pending.request_get(self.answering, session=session,
+                                                                  request_id=request_id))})
 
 
-class V2SessionPermissionReplyView(PermissionView, PendingSessionReplyView):
+class V2SessionPermissionReplyView(PermissionView):
     operation_ids = {"POST": "session.permission.reply"}
+
+    def post(self, request, sessionID: str, requestID: str):
+        session, request_id = self.in_session(request, sessionID, requestID)
+        self.reply(request, request_id, reply_body(request.data), session_id=session.id)
+        return Response(status=204)
 
 
 class V2SavedPermissionListView(ApiView):

@@ -2,8 +2,9 @@
 question.request.list, session.question.list/.reply/.reject (v2). A pending request's views are
 api/pending.py's."""
 from rest_framework import serializers
+from rest_framework.response import Response
 
-from agentserver.api import BOOLEAN, StrictCharField, V2RequestView, opencode, parse
+from agentserver.api import StrictCharField, V2RequestView, opencode, parse
 from sessions_app.api.pending import (
     PendingListView,
     PendingRejectView,
@@ -11,8 +12,9 @@ from sessions_app.api.pending import (
     PendingRequestListView,
     PendingSessionListView,
     PendingSessionRejectView,
-    PendingSessionReplyView,
     PendingView,
+    V2PendingRejectView,
+    V2PendingReplyView,
 )
 from sessions_app.api.serializers import spec_response
 from sessions_app.services import questions
@@ -35,6 +37,7 @@ class QuestionView(PendingView):
 
     answering = questions.ANSWERING
     body = staticmethod(answers_body)
+    v2_body = staticmethod(v2_answers_body)
 
 
 class QuestionListView(QuestionView, PendingListView):
@@ -43,12 +46,10 @@ class QuestionListView(QuestionView, PendingListView):
 
 class QuestionReplyView(QuestionView, PendingReplyView):
     operation_ids = {"POST": "question.reply"}
-    path_ids = {"requestID": "que"}
 
 
 class QuestionRejectView(QuestionView, PendingRejectView):
     operation_ids = {"POST": "question.reject"}
-    path_ids = {"requestID": "que"}
 
 
 # ---- v2 -----------------------------------------------------------------------------------------------
@@ -58,17 +59,12 @@ class V2QuestionListView(V2RequestView, QuestionListView):
     answer_schemas = {"GET": opencode("GET /question")}
 
 
-class V2QuestionReplyView(V2RequestView, QuestionReplyView):
+class V2QuestionReplyView(QuestionView, V2PendingReplyView):
     operation_ids = {"POST": "question.reply"}
-    answer_schemas = {"POST": BOOLEAN}
-    id_kwarg = "questionID"
-    body = staticmethod(v2_answers_body)
 
 
-class V2QuestionRejectView(V2RequestView, QuestionRejectView):
+class V2QuestionRejectView(QuestionView, V2PendingRejectView):
     operation_ids = {"POST": "question.reject"}
-    answer_schemas = {"POST": BOOLEAN}
-    id_kwarg = "questionID"
 
 
 class V2QuestionRequestListView(QuestionView, PendingRequestListView):
@@ -79,8 +75,13 @@ class V2SessionQuestionListView(QuestionView, PendingSessionListView):
     operation_ids = {"GET": "session.question.list"}
 
 
-class V2SessionQuestionReplyView(QuestionView, PendingSessionReplyView):
+class V2SessionQuestionReplyView(QuestionView):
     operation_ids = {"POST": "session.question.reply"}
+
+    def post(self, request, sessionID: str, requestID: str):
+        session, request_id = self.in_session(request, sessionID, requestID)
+        self.reply(request, request_id, answers_body(request.data), session_id=session.id)
+        return Response(status=204)
 
 
 class V2SessionQuestionRejectView(QuestionView, PendingSessionRejectView):
