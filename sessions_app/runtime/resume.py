@@ -15,7 +15,7 @@ The choice, both halves true:
   session's last assistant message: once the session has moved on, an answer is only recorded.
 
 "Was the answer seen by the dead runner?" decides whether a call counts as interrupted: a waiting tool
-marks its request `used` when it reads an allowing answer (services/permissions, services/questions); a
+marks its request `used` when it reads an allowing answer (runtime/pending_requests.py); a
 request still `pending` or `replied` (answered, unseen) at recovery means the tool never ran.
 
 A turn cut by its worker's death with nothing waiting on the user goes on where it stopped, on the worker that
