@@ -23,13 +23,12 @@ import logging
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
 
-from agentserver import sandbox_host, sandbox_process, sandbox_resident
+from agentserver import paths, sandbox_host, sandbox_process, sandbox_resident
 from agentserver.childenv import safe_environment
 from agentserver.errors import ApiError
 from agentserver.loop import free_db, let_others_run
@@ -255,10 +254,9 @@ def _expose(path: str, mount, wrapped: list[str], created: set[str], depth: int 
 
 
 def _hidden() -> list[str]:
-    """What must stay invisible even when a root contains it (a staff root of `/` or of a parent directory)."""
-    venv = os.path.realpath(sys.prefix)
-    return [os.path.realpath(str(settings.DATA_DIR)), os.path.realpath(str(settings.SHARED_DIR)),
-            os.path.realpath(str(settings.BASE_DIR)), venv, "/root"]
+    """What must stay invisible even when a root contains it (a staff root of `/` or of a parent directory):
+    the server's own directories (agentserver.paths.server_dirs, the list confinement refuses too) and /root."""
+    return [*paths.server_dirs(), "/root"]
 
 
 def _mountable(roots: list[str], cwd: str, hidden: list[str]) -> list[str]:
@@ -318,14 +316,17 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
     net = "none" if offline else network()
     real_cwd = os.path.realpath(cwd)
     hidden = _hidden()
-    roots = _mountable(roots, real_cwd, hidden)
+    # A root inside the server's own directories is no root (agentserver.paths.usable_base): never mounted.
+    roots = _mountable([root for root in roots if paths.usable_base(root)], real_cwd, hidden)
     # resolv.conf names the configured network's DNS: a sandbox without a network ignores it, and one /etc
     # per user serves both kinds of launch.
     etc = sandbox_host.prepare_identity(identity, network(), ETC_FILES)
     own = sandbox_host.server_dirs(user)
     sandbox_host.grant_roots(identity, [*roots, *own])
     writable = [*own, *map(os.path.realpath, writable)]
-    if not any(is_within(real_cwd, base) for base in [*roots, identity.home, *writable]):
+    # In a root, but not in a server directory inside it (agentserver.paths: the same rule as every route).
+    if not (paths.within_any(real_cwd, roots)
+            or any(is_within(real_cwd, base) for base in [identity.home, *writable])):
         raise SandboxUnavailable(f"Working directory is outside the user's roots: {cwd}")
 
     prefix: list[str] = []
@@ -354,9 +355,16 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
     for base in roots:
         if os.path.isdir(base):
             mount("--bind", base)
-    for secret in hidden:
-        if any(is_within(secret, base) and secret != base for base in roots) or secret in roots:
-            wrapped.extend(["--perms", "0700", "--tmpfs", secret])
+    # An empty tmpfs over each server directory inside a mounted root, outermost first (one inside another
+    # already hidden needs none). Readable and searchable (0755, the server's): the user's own corners of
+    # the data dir (HOME, worktrees, snapshot store) are mounted below it next, and their uid must reach
+    # them through it; a 0700 one owned by root left a root's snapshot store unreachable ("not a git
+    # repository") whenever the data dir lay inside one of the user's roots.
+    covered: list[str] = []
+    for secret in sorted(set(hidden)):
+        if any(is_within(secret, base) for base in roots) and not any(is_within(secret, c) for c in covered):
+            covered.append(secret)
+            wrapped.extend(["--perms", "0755", "--tmpfs", secret])
     mount("--bind", identity.home)
     for extra in writable:
         mount("--bind", extra)

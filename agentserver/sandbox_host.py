@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from agentserver import paths
+
 log = logging.getLogger("agentserver.sandbox")
 
 # Directories never handed over to a user's uid even when they are someone's root (staff may be given `/`).
@@ -291,8 +293,12 @@ def grant_roots(identity: Identity, roots: list[str]) -> None:
 
 
 def _grant_tree(root: str, uid: int) -> None:
+    # The server's own directories inside a root (its data dir, code, virtualenv) stay the server's alone:
+    # never walked, never granted (the user's corners of the data dir are granted as roots of their own).
+    skip = set(paths.masked_in(root))
     grant(root, uid, is_dir=True)
     for directory, dirs, files in os.walk(root):
+        dirs[:] = [name for name in dirs if os.path.join(directory, name) not in skip]
         for name in dirs:
             path = os.path.join(directory, name)
             if not os.path.islink(path):
@@ -304,8 +310,10 @@ def _grant_tree(root: str, uid: int) -> None:
 
 
 def _chown_tree(root: str, uid: int, gid: int) -> None:
+    skip = set(paths.masked_in(root))
     os.chown(root, uid, gid)
     for directory, dirs, files in os.walk(root):
+        dirs[:] = [name for name in dirs if os.path.join(directory, name) not in skip]
         for name in dirs + files:
             os.chown(os.path.join(directory, name), uid, gid, follow_symlinks=False)
 

@@ -10,13 +10,29 @@ from django.urls import reverse
 from agentserver.errors import ApiError
 from auth_app import accounts
 from auth_app.models import AllowedRoot, ApiToken, AuthAccount
+from auth_app.roots import RootRefused, check_root
 from auth_app.tokens import token_create, token_revoke
 
 User = get_user_model()
 
 
+class AllowedRootForm(forms.ModelForm):
+    """A root inside the server's own directories (its checkout, data dir) is refused (auth_app/roots.py)."""
+
+    class Meta:
+        model = AllowedRoot
+        fields = ("path", "position")
+
+    def clean_path(self):
+        try:
+            return check_root(self.cleaned_data["path"])
+        except RootRefused as error:
+            raise forms.ValidationError(str(error)) from error
+
+
 class AllowedRootInline(admin.TabularInline):
     model = AllowedRoot
+    form = AllowedRootForm
     extra = 1
     fields = ("path", "position")
 

@@ -73,11 +73,16 @@ def server_workspace_directories(user, workspace_id: str | None) -> list[str]:
 
 
 def default_directory(user, *, roots: list[str] | None = None) -> str:
-    """The user's first root (`roots`: the user's roots when the caller has just read them)."""
+    """The user's first root (`roots`: the user's roots when the caller has just read them). A root inside the
+    server's own directories (the checkout, the data dir: agentserver.paths.usable_base) is none."""
     roots = roots_of(user) if roots is None else roots
     if not roots:
         raise Forbidden("You have no allowed directories; ask an administrator to add one")
-    return roots[0]
+    for root in roots:
+        if paths.usable_base(os.path.realpath(root)):
+            return root
+    raise Forbidden("Your allowed directories all lie inside the server's own directories (its code or data "
+                    "directory), which no one may use; ask an administrator to give you another one")
 
 
 def context_for_directory(user, directory: str, *, workspace_id: str | None = None,

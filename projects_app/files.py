@@ -2,7 +2,12 @@
 
 Every path a caller names is resolved by `agentserver.paths.confine` against the context boundary (the git
 worktree, or the directory itself), relative paths against the context directory. Listings and searches
-run ripgrep with its cwd inside the boundary and without following symlinks, so they never leave it."""
+run ripgrep with its cwd inside the boundary and without following symlinks, so they never leave it. The
+server's own directories inside a context (its data dir, code, virtualenv: agentserver.paths.server_dirs)
+are masked: never listed, searched or read.
+
+The path search in a person's home (their first root, when it is no git project) is opencode's: folders
+only, two levels deep, hidden ones skipped (what the web app's "Open project" dialog searches)."""
 from __future__ import annotations
 
 import base64
@@ -16,7 +21,7 @@ import time
 from rapidfuzz import fuzz
 
 from agentserver import paths, ripgrep, sandbox
-from agentserver.errors import BadRequest, NotFound, PayloadTooLarge
+from agentserver.errors import ApiError, BadRequest, NotFound, PayloadTooLarge
 
 MAX_READ_BYTES = 5 * 1024 * 1024
 MAX_TREE_ENTRIES = 10_000
@@ -120,6 +125,19 @@ def _git_ignored(cwd: str, names: list[str]) -> set[str]:
     return {name for name in out.stdout.decode(errors="replace").split("\0") if name}
 
 
+def _masked_entry(entry: os.DirEntry, directory: str, owned: set[str]) -> bool:
+    """A server directory in a listing of the real `directory` (one of `owned`: paths.masked_in), or a symlink
+    there that leads into one."""
+    absolute = os.path.join(directory, entry.name)
+    if absolute in owned:
+        return True
+    try:
+        link = entry.is_symlink()
+    except OSError:
+        link = False
+    return link and paths.masked(os.path.realpath(absolute), directory)
+
+
 @sandbox.on_behalf
 def directory_list(*, context, path: str) -> list[dict]:
     """FileNode list of one directory: directories first, then files, each by name (case-insensitive)."""
@@ -133,6 +151,8 @@ def directory_list(*, context, path: str) -> list[dict]:
             entries = [entry for _, entry in zip(range(MAX_TREE_ENTRIES), iterator)]
     except OSError as error:
         raise BadRequest(f"Cannot list {path}: {error.strerror}", kind="Query") from error
+    owned = set(paths.masked_in(real))
+    entries = [entry for entry in entries if not _masked_entry(entry, real, owned)]
     ignored = _git_ignored(real, [e.name for e in entries]) if context.vcs else set()
     nodes = []
     for entry in entries:
@@ -195,12 +215,16 @@ def worktree_files(directory: str) -> list[str]:
 
 
 def _list_files(directory: str) -> list[str]:
-    process = _rg(["--files", "--hidden", "--glob", "!.git", "--no-messages", "./"], directory)
+    masked = ripgrep.masked_prefixes(directory)
+    process = _rg(["--files", "--hidden", "--glob", "!.git", *ripgrep.exclusions(directory), "--no-messages", "./"],
+                  directory)
     timer = _watchdog(process)
     files = []
     assert process.stdout is not None
     for raw in process.stdout:
         line = raw.decode(errors="replace").rstrip("\n")
+        if masked and ripgrep.is_masked(line, masked):
+            continue
         files.append(line[2:] if line.startswith("./") else line)
         if len(files) >= MAX_INDEXED_FILES:
             process.kill()
@@ -237,16 +261,69 @@ def _score(query: str, candidate: str) -> float:
     return score - len(candidate) / 100  # shorter paths win ties
 
 
+# opencode's scan of the home directory (packages/opencode/src/file/index.ts, `isGlobalHome`): two levels of
+# folders, none hidden, and below the top none of these.
+HOME_NESTED_IGNORED = frozenset({"node_modules", "dist", "build", "target", "vendor"})
+
+
+def _is_home(context) -> bool:
+    """opencode's "global home": the context is the person's home (their first usable root, what path.get
+    answers as `home`) and no git project."""
+    if context.vcs:
+        return False
+    from projects_app.contexts import default_directory
+
+    try:
+        return os.path.realpath(default_directory(context.user)) == context.directory
+    except ApiError:
+        return False
+
+
+def _folders(directory: str, *, skip: frozenset = frozenset()) -> list[str]:
+    """The names of the folders in `directory` (not symlinks to one: opencode's Dirent.isDirectory()), hidden
+    ones, `skip` and the server's own directories left out."""
+    try:
+        with os.scandir(directory) as iterator:
+            entries = [entry for _, entry in zip(range(MAX_TREE_ENTRIES), iterator)]
+    except OSError:
+        return []
+    owned = set(paths.masked_in(directory))
+    found = []
+    for entry in entries:
+        try:
+            folder = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            folder = False
+        if folder and not entry.name.startswith(".") and entry.name not in skip \
+                and os.path.join(directory, entry.name) not in owned:
+            found.append(entry.name)
+    return found
+
+
+def home_directories(directory: str) -> list[str]:
+    """The home's folders and their folders (`name/`, `name/child/`), sorted."""
+    found = []
+    for name in _folders(directory):
+        found.append(name + "/")
+        found += [f"{name}/{child}/" for child in _folders(os.path.join(directory, name), skip=HOME_NESTED_IGNORED)]
+    return sorted(found)
+
+
 @sandbox.on_behalf
 def path_search(*, context, query: str, type: str | None = None, limit: int = SEARCH_LIMIT_DEFAULT) -> list[str]:
     """Fuzzy path search: every query character must appear in order (case-insensitive), best match first.
-    `type` None searches files and directories (directories end in "/")."""
-    files = worktree_files(context.directory)
+    `type` None searches files and directories (directories end in "/"). In the person's home, folders only
+    (no file is indexed there), as opencode."""
     candidates: list[str] = []
-    if type in (None, "file"):
-        candidates += files
-    if type in (None, "directory"):
-        candidates += _directories_of(files)
+    if _is_home(context):
+        if type in (None, "directory"):
+            candidates = home_directories(context.directory)
+    else:
+        files = worktree_files(context.directory)
+        if type in (None, "file"):
+            candidates += files
+        if type in (None, "directory"):
+            candidates += _directories_of(files)
     needle = query.strip().lower()
     if not needle:
         return sorted(candidates, key=lambda c: (c.count("/"), c.lower()))[:limit]
@@ -275,7 +352,8 @@ def content_grep(*, context, pattern: str, include: str | None = None, limit: in
     args = ["--json", "--hidden", "--glob", "!.git", "--max-columns", "2000", "--max-filesize", "10M"]
     if include:
         args += ["--glob", include]
-    args += ["--regexp", pattern, "./"]
+    masked = ripgrep.masked_prefixes(context.directory)
+    args += [*ripgrep.exclusions(context.directory), "--regexp", pattern, "./"]  # after `include`: they win
     process = _rg(args, context.directory)
     timer = _watchdog(process)
     matches: list[dict] = []
@@ -288,8 +366,11 @@ def content_grep(*, context, pattern: str, include: str | None = None, limit: in
         if event.get("type") != "match":
             continue
         data = event["data"]
+        path = _strip_dot(_text(data.get("path")))
+        if masked and ripgrep.is_masked(path, masked):
+            continue
         matches.append({
-            "path": {"text": _strip_dot(_text(data.get("path")))},
+            "path": {"text": path},
             "lines": {"text": _text(data.get("lines"))},
             "line_number": data.get("line_number") or 0,
             "absolute_offset": data.get("absolute_offset") or 0,

@@ -93,7 +93,7 @@ class LspManager:
 
     async def clients_for(self, context: RuntimeContext, config: dict, file: str) -> list[LanguageClient]:
         """The running clients for `file`, starting the missing ones (opencode's getClients)."""
-        if not paths.is_within(file, os.path.realpath(context.boundary)):
+        if not paths.within_any(file, [context.boundary]):
             return []
         extension = os.path.splitext(file)[1] or os.path.basename(file)
         directory = context.directory if paths.is_within(file, context.directory) else context.boundary

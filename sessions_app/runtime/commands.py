@@ -92,7 +92,7 @@ def file_commands(context) -> dict[str, dict]:
                     if not file.endswith(".md"):
                         continue
                     real = os.path.realpath(os.path.join(folder, file))
-                    if not paths.is_within(real, top) or not os.path.isfile(real):
+                    if not paths.within_any(real, [top]) or not os.path.isfile(real):
                         continue
                     if os.path.getsize(real) > MAX_COMMAND_BYTES:
                         continue

@@ -171,7 +171,11 @@ class Snapshots:
         return path
 
     def _write_excludes(self, large: list[str]) -> None:
-        lines = [self._user_excludes()] + ["/" + _escape_exclude(item) for item in large]
+        # The server's own directories inside the tree (a data dir in a repository: there the user's own
+        # corners of it, this very store among them, are mounted in the sandbox) are never snapshotted.
+        owned = [os.path.relpath(d, self.worktree) for d in paths.masked_in(self.worktree)]
+        lines = ([self._user_excludes()] + ["/" + _escape_exclude(item) for item in large]
+                 + ["/" + _escape_exclude(item) + "/" for item in owned])
         text = "\n".join(line for line in lines if line)
         os.makedirs(os.path.join(self.gitdir, "info"), exist_ok=True)
         with open(os.path.join(self.gitdir, "info", "exclude"), "w", encoding="utf-8") as handle:

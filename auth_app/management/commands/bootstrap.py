@@ -3,8 +3,9 @@ import secrets
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
+from auth_app.roots import RootRefused, check_root, default_roots
 from auth_app.tokens import roots_add, token_create
 
 
@@ -13,15 +14,22 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--username", default=os.environ.get("AGENTSERVER_ADMIN_USER", "admin"))
-        parser.add_argument("--root", action="append", default=[], help="default: AGENTSERVER_DEFAULT_ROOTS or cwd")
+        parser.add_argument("--root", action="append", default=[],
+                            help="default: AGENTSERVER_DEFAULT_ROOTS, else your home directory (auth_app/roots.py)")
 
     def handle(self, *args, username, root, **options):
         User = get_user_model()
         if User.objects.exists():
             return
+        # Every root checked before the admin exists: a refusal must not leave a first admin without roots
+        # (the next run would find a user and do nothing).
+        try:
+            directories = [check_root(directory) for directory in root or settings.DEFAULT_ROOTS or default_roots()]
+        except RootRefused as error:
+            raise CommandError(str(error)) from None
         password = secrets.token_urlsafe(12)
         user = User.objects.create_superuser(username=username, password=password, email="")
-        for directory in root or settings.DEFAULT_ROOTS or [os.getcwd()]:
+        for directory in directories:
             roots_add(user=user, path=directory)
         _, secret = token_create(user=user, name="bootstrap")
         self.stdout.write(

@@ -1,6 +1,7 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from auth_app.roots import RootRefused, check_root
 from auth_app.tokens import roots_add, roots_of, roots_remove
 
 
@@ -16,7 +17,11 @@ class Command(BaseCommand):
         user = get_user_model().objects.filter(username=username).first()
         if user is None:
             raise CommandError(f"No such user: {username}")
-        for directory in add:
+        try:
+            added = [check_root(directory) for directory in add]
+        except RootRefused as error:
+            raise CommandError(str(error)) from None
+        for directory in added:
             roots_add(user=user, path=directory)
         for directory in remove:
             if not roots_remove(user=user, path=directory):

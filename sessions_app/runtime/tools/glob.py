@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 
+from agentserver import ripgrep
 from sessions_app.runtime.tools.base import (Tool, ToolContext, ToolError, ToolResult, confine, relative_title,
                                              require_str, schema)
 from sessions_app.runtime.tools.search import mtime, rg
@@ -34,9 +35,11 @@ class GlobTool(Tool):
         search = await confine(ctx, args.get("path") or ctx.context.directory, kind="directory")
         if not os.path.isdir(search):
             raise ToolError(f"Directory not found: {search}")
-        _, out = await rg(["--files", "--hidden", "--glob", "!.git/*", "--glob", pattern], cwd=search,
-                          user=ctx.context.user, abort=ctx.abort)
-        files = [os.path.join(search, line) for line in out.splitlines() if line]
+        masked = ripgrep.masked_prefixes(search)  # the server's own directories: never found (their globs last)
+        _, out = await rg(["--files", "--hidden", "--glob", "!.git/*", "--glob", pattern,
+                           *ripgrep.exclusions(search)], cwd=search, user=ctx.context.user, abort=ctx.abort)
+        files = [os.path.join(search, line) for line in out.splitlines()
+                 if line and not ripgrep.is_masked(line, masked)]
         files.sort(key=mtime, reverse=True)
         truncated = len(files) > LIMIT
         files = files[:LIMIT]

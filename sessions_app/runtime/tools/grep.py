@@ -1,6 +1,7 @@
 """grep: a regex search over file contents with ripgrep; files newest first, at most 100 matches."""
 from __future__ import annotations
 
+from agentserver import paths
 from sessions_app.runtime.tools.base import Tool, ToolContext, ToolError, ToolResult, confine, require_str, schema
 from sessions_app.runtime.tools.search import mtime, rg
 
@@ -48,6 +49,8 @@ class GrepTool(Tool):
             number, sep2, text = rest.partition("|")
             if not sep or not sep2 or not number.isdigit():
                 continue
+            if paths.masked(path, search):
+                continue  # inside the server's own directories
             matches.append((path, int(number), text))
         if not matches:
             return ToolResult(output="No files found", title=pattern, metadata={"matches": 0, "truncated": False})

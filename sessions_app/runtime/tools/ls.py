@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 
+from agentserver import ripgrep
 from sessions_app.runtime.tools.base import Tool, ToolContext, ToolError, ToolResult, confine, relative_title, schema
 from sessions_app.runtime.tools.search import rg
 
@@ -36,8 +37,9 @@ class ListTool(Tool):
         rg_args = ["--files", "--hidden"]
         for pattern in ignore:
             rg_args += ["--glob", pattern]
-        _, out = await rg(rg_args, cwd=search, user=ctx.context.user, abort=ctx.abort)
-        files = sorted(line for line in out.splitlines() if line)[:LIMIT]
+        masked = ripgrep.masked_prefixes(search)  # the server's own directories: never listed
+        _, out = await rg(rg_args + ripgrep.exclusions(search), cwd=search, user=ctx.context.user, abort=ctx.abort)
+        files = sorted(line for line in out.splitlines() if line and not ripgrep.is_masked(line, masked))[:LIMIT]
         dirs: set[str] = {"."}
         by_dir: dict[str, list[str]] = {}
         for file in files:

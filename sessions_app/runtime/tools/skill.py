@@ -26,7 +26,7 @@ def discover(context) -> dict[str, dict]:
             for name in sorted(os.listdir(root)):
                 file = os.path.join(root, name, "SKILL.md")
                 real = os.path.realpath(file)
-                if name in found or not os.path.isfile(real) or not paths.is_within(real, context.boundary):
+                if name in found or not os.path.isfile(real) or not paths.within_any(real, [context.boundary]):
                     continue
                 if os.path.getsize(real) > MAX_SKILL_BYTES:
                     continue
