@@ -26,6 +26,10 @@ log = logging.getLogger(__name__)
 
 IDLE_SECONDS = float(os.environ.get("AGENTSERVER_MCP_IDLE_SECONDS", "300"))
 CONNECT_SECONDS = 10.0
+# The longest any caller waits for one server to connect, whatever its configured timeout (up to ten minutes):
+# a request that lists or adds servers answers within this, a server still silent by then has failed (a local
+# command that never speaks MCP, `/bin/bash` say, held GET /mcp for its whole timeout).
+CONNECT_WAIT_CAP_SECONDS = 20.0
 REQUEST_SECONDS = 30.0
 TOOL_CALL_SECONDS = 300.0
 FAILURE_TTL_SECONDS = 30.0
@@ -226,7 +230,8 @@ async def connect(target: Target) -> Connection:
         # A clean context: not the caller's (a request's or runner's), the connection outlives both.
         connection.task = asyncio.get_running_loop().create_task(_own(connection), context=contextvars.Context())
     try:
-        await asyncio.wait_for(asyncio.shield(connection.ready), timeout=target.timeout(CONNECT_SECONDS))
+        await asyncio.wait_for(asyncio.shield(connection.ready),
+                               timeout=min(target.timeout(CONNECT_SECONDS), CONNECT_WAIT_CAP_SECONDS))
     except asyncio.TimeoutError:
         connection.close()
         if connection.task:

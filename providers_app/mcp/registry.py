@@ -133,9 +133,15 @@ def _call(coroutine_function, *args, timeout: float):
 
 # ---- status -------------------------------------------------------------------------------------------
 
+# A status probe's list of tools waits at most this: with the connect's cap, a status answers within half a
+# minute whatever a server's configured timeout says.
+PROBE_LIST_CAP_SECONDS = 5.0
+
+
 async def _probe(target: client.Target) -> dict:
     try:
-        result = await client.request(target, lambda s: s.list_tools(), timeout=target.timeout(5.0))
+        result = await client.request(target, lambda s: s.list_tools(),
+                                      timeout=min(target.timeout(5.0), PROBE_LIST_CAP_SECONDS))
     except client.McpFailure as failure:
         out = {"status": failure.status}
         if failure.status == "failed":
@@ -160,7 +166,7 @@ def _statuses(context, servers: dict[str, Server]) -> dict[str, dict]:
             live.append(server)
     if live:
         targets = [target_of(context, s) for s in live]
-        timeout = max(t.timeout(client.CONNECT_SECONDS) for t in targets) + 10
+        timeout = client.CONNECT_WAIT_CAP_SECONDS + PROBE_LIST_CAP_SECONDS + 10
         try:
             results = _call(_probe_all, targets, timeout=timeout)
         except Exception as error:  # noqa: BLE001 - the loop could not answer in time

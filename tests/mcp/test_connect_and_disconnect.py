@@ -77,3 +77,15 @@ def test_authenticate_refuses_servers_without_oauth(alice, add_server):
 def test_anonymous_callers_are_refused(anon):
     for path in ("/mcp/calc/connect", "/mcp/calc/disconnect", "/mcp/calc/auth/authenticate"):
         assert anon.post(path).status_code == 401
+
+
+def test_a_server_that_never_speaks_mcp_fails_without_holding_the_request_for_its_timeout(alice):
+    """A local command that never answers (bash reading the protocol as commands) with a timeout of minutes:
+    adding it and listing the servers answer with its failure instead of waiting the whole timeout (found by
+    the contract test: POST /mcp and GET /mcp held for 258 s)."""
+    body = {"name": "silent", "config": {"type": "local", "command": ["/bin/bash"], "timeout": 258_556}}
+    added = alice.post("/mcp", params={"directory": str(alice.repo)}, json=body, timeout=60)
+    assert added.status_code == 200, added.text
+    assert added.json()["silent"]["status"] == "failed"
+    listed = alice.get("/mcp", params={"directory": str(alice.repo)}, timeout=60)
+    assert listed.json()["silent"]["status"] == "failed"
