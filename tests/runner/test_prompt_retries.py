@@ -51,6 +51,8 @@ def test_a_retried_v2_prompt_answers_the_stored_user_message(alice, llm, session
     # The stored message as it stands now (the turn may have added its summary stub meanwhile).
     assert again.json()["data"]["info"]["id"] == first.json()["data"]["info"]["id"] == prompt["messageID"]
     assert again.json()["data"]["parts"] == first.json()["data"]["parts"]
+    wait_until(lambda: any(m["info"]["role"] == "assistant" and m["info"]["time"].get("completed")
+                           for m in alice.get(f"/session/{session['id']}/message").json()))
     wait_idle(alice, session["id"])
     assert [m["info"]["role"] for m in alice.get(f"/session/{session['id']}/message").json()] == ["user", "assistant"]
 

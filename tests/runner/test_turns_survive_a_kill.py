@@ -118,4 +118,4 @@ def test_a_runner_that_loses_its_lease_leaves_the_step_to_the_next_holder(alice,
     assert [m["info"]["role"] for m in messages] == ["user", "assistant"]
     answer = messages[1]
     assert "error" not in answer["info"] and _texts(answer) == ["made again"]
-    assert "lost its lease" in first.log()
+    wait_until(lambda: "lost its lease" in first.log(), timeout=30)  # its next renewal may come after the answer
