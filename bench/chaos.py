@@ -841,12 +841,10 @@ def main() -> int:
         traceback.print_exc()
         return 2
     finally:
-        if cluster is not None:
-            cluster.stop()
-        else:
-            for host in hosts.values():
-                if host.alive:
-                    host.kill()
+        if hosts:  # started only after tests.hosts.cluster was imported
+            from tests.hosts.cluster import stop_all
+
+            stop_all(cluster, hosts)
         if fake is not None:
             fake.close()
         if "django.db" in sys.modules:

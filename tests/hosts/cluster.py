@@ -300,6 +300,16 @@ class Cluster:
             host.kill()  # the end of the module: no need to be gentle, and nothing may outlive it
 
 
+def stop_all(cluster: Cluster | None, hosts: dict[str, Host]) -> None:
+    """Whatever was started, the cluster or (if nginx never came up) the hosts alone."""
+    if cluster is not None:
+        cluster.stop()
+        return
+    for host in hosts.values():
+        if host.alive:
+            host.kill()
+
+
 def host_env(*, name: str, data_dir: Path, shared_dir: Path, keys: dict) -> dict:
     from django.db import connection
 

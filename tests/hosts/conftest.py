@@ -7,7 +7,14 @@ import shutil
 import pytest
 
 from tests.conftest import SCALED, make_persona
-from tests.hosts.cluster import Cluster, Host, faketime_preload, host_env, start_nginx
+from tests.hosts.cluster import (
+    Cluster,
+    Host,
+    faketime_preload,
+    host_env,
+    start_nginx,
+    stop_all,
+)
 
 if not SCALED:
     collect_ignore_glob = ["test_*.py"]
@@ -52,12 +59,7 @@ def cluster(request, django_db_setup, django_db_blocker, tmp_path_factory):
         cluster = Cluster(hosts=hosts, nginx=start_nginx(tmp_path_factory.mktemp("nginx"), list(hosts.values())))
         yield cluster
     finally:
-        if cluster is not None:
-            cluster.stop()
-        else:
-            for host in hosts.values():
-                if host.alive:
-                    host.kill()
+        stop_all(cluster, hosts)
 
 
 @pytest.fixture
