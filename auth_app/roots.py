@@ -34,12 +34,15 @@ def check_root(path: str) -> str:
     return real
 
 
+FALLBACK_ROOT = "/srv/projects"
+
+
 def default_roots() -> list[str]:
     """The first admin's root when neither `bootstrap --root` nor AGENTSERVER_DEFAULT_ROOTS names one: the
     home directory of whoever runs the set-up (opencode's own starting point: its "Open project" dialog
     searches the home's folders), else the directory the checkout lies in, the first that is a directory,
-    no system directory (/root, /tmp, /) and not inside the server's own directories. RootRefused when
-    neither is."""
+    no system directory (/root, /tmp, /) and not inside the server's own directories; else /srv/projects,
+    made if need be. RootRefused when none can be had."""
     from django.conf import settings
 
     candidates = [os.path.expanduser("~"), os.path.dirname(os.path.realpath(str(settings.BASE_DIR)))]
@@ -47,6 +50,13 @@ def default_roots() -> list[str]:
         real = os.path.realpath(candidate)
         if os.path.isdir(real) and real not in SYSTEM_DIRECTORIES and paths.server_dir_of(real) is None:
             return [real]
+    # Run as root from a checkout in /root or /tmp (a fresh machine): a directory of projects made for it.
+    try:
+        os.makedirs(FALLBACK_ROOT, exist_ok=True)
+    except OSError:
+        pass
+    else:
+        return [os.path.realpath(FALLBACK_ROOT)]
     raise RootRefused(
         f"No default root for the first admin: neither the home directory ({candidates[0]}) nor the "
         f"checkout's parent ({candidates[1]}) will do (a system directory, or inside the server's own "

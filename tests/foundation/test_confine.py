@@ -154,3 +154,33 @@ def test_the_first_admins_default_root_is_never_the_checkout(served, settings, t
     monkeypatch.chdir(settings.BASE_DIR)  # `make serve` runs bootstrap in the checkout
     call_command("bootstrap", "--username", "first", stdout=StringIO())
     assert roots_of(get_user_model().objects.get(username="first")) == [str(home)]
+
+
+def test_on_a_fresh_machine_run_as_root_from_tmp_the_first_root_is_srv_projects(settings, transactional_db,
+                                                                                 monkeypatch):
+    """`make serve` as root in a checkout under /tmp: neither /root (hidden from every sandbox) nor /tmp (each
+    sandbox's own) will do, and the set-up still serves, with /srv/projects made for the first admin."""
+    import os
+    import shutil
+    from io import StringIO
+
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from auth_app.roots import FALLBACK_ROOT
+    from auth_app.tokens import roots_of
+
+    checkout = os.path.join("/tmp", f"agentserver-checkout-{os.getpid()}")
+    os.makedirs(checkout, exist_ok=True)
+    existed = os.path.exists(FALLBACK_ROOT)
+    try:
+        settings.BASE_DIR = checkout
+        settings.DEFAULT_ROOTS = []
+        monkeypatch.setenv("HOME", "/root")
+        call_command("bootstrap", "--username", "first", stdout=StringIO())
+        assert roots_of(get_user_model().objects.get(username="first")) == [os.path.realpath(FALLBACK_ROOT)]
+        assert os.path.isdir(FALLBACK_ROOT)
+    finally:
+        shutil.rmtree(checkout, ignore_errors=True)
+        if not existed:
+            shutil.rmtree(FALLBACK_ROOT, ignore_errors=True)
