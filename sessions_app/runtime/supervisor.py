@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 JANITOR_SECONDS = max(leases.LEASE_MS / 2000, 1.0)
 STRANDED_FIRST_LOOK_BACK_MS = 24 * 3600 * 1000
 STRANDED_LOOK_BACK_MS = 3600 * 1000
+# A prompt is left to the worker that stored it for a lease's time (by the ids' clock, the storing host's: a
+# shorter grace let a host whose clock runs ahead take fresh prompts from a live one).
+STRANDED_AFTER_MS = max(leases.LEASE_MS, int(JANITOR_SECONDS * 1000))
 
 
 class ChildRun:
@@ -119,15 +122,15 @@ class Supervisor:
 
     async def _janitor_loop(self) -> None:
         """Adopts sessions whose runner died (an expired lease) and sessions with a stored prompt no runner
-        took (its host died between storing it and taking the lease). A prompt younger than a janitor round
-        is left to the worker that stored it; the first round looks back a day (every host may have been
+        took (its host died between storing it and taking the lease). A prompt younger than a lease is left to
+        the worker that stored it; the first round looks back a day (every host may have been
         down), later ones an hour."""
         look_back_ms = STRANDED_FIRST_LOOK_BACK_MS
         while not self._draining:
             try:
                 now = clock.now_ms()
                 stranded = await free_db(leases.stranded_sessions)(
-                    since_ms=now - look_back_ms, until_ms=now - int(JANITOR_SECONDS * 1000))
+                    since_ms=now - look_back_ms, until_ms=now - STRANDED_AFTER_MS)
                 look_back_ms = STRANDED_LOOK_BACK_MS
                 for session_id in [*await free_db(leases.dead_sessions)(), *stranded]:
                     if session_id not in self._running:

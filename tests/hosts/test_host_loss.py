@@ -20,6 +20,14 @@ def assistants(persona, sid: str) -> list[dict]:
     return [m for m in persona.get(f"/session/{sid}/message").json() if m["info"]["role"] == "assistant"]
 
 
+def runs_on(session_id: str) -> str:
+    """The host name of the worker whose runner holds the session's lease (workers.WORKER_ID's first part)."""
+    from sessions_app.models import SessionLease
+
+    holder = SessionLease.objects.get(session_id=session_id).holder
+    return holder.split("#", 1)[0]
+
+
 def streamed_text(message: dict) -> str:
     return "".join(p.get("text", "") for p in message["parts"] if p["type"] == "text")
 
@@ -41,6 +49,7 @@ def test_a_killed_host_loses_nothing_acknowledged(alice, fake_llm, hosts_up):
     assert a.post(f"/session/{sid}/prompt_async", json=text_prompt("two")).status_code == 204
     wait_until(lambda: len(assistants(b, sid)) == 2 and len(streamed_text(assistants(b, sid)[-1])) > 20)
     seen = streamed_text(assistants(b, sid)[-1])
+    assert runs_on(sid) == hosts_up.hosts["a"].hostname  # the turn is a's, which dies with it
 
     hosts_up.hosts["a"].kill()
 
