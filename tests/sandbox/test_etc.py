@@ -21,15 +21,20 @@ def _user(django_user_model, tmp_path, name):
 def _etc_copies(user) -> set[str]:
     """The copies of /etc made for this user. Test users' ids repeat across tests, so the state directory may
     hold an earlier user's copies too, and the live server may still be making one for such a user (work a
-    previous test left running): those name another user in their passwd."""
+    previous test left running): those name another user in their passwd, or are being written by another
+    process."""
     state = sandbox_host.user_state_dir(user.pk)
     if not os.path.isdir(state):
         return set()
     name, mine = sandbox_host.identity_of(user).name, set()
     for entry in os.listdir(state):
         passwd = Path(state, entry, "passwd")
-        if entry.startswith("etc") and (".tmp" in entry or not passwd.exists()
-                                        or f"\n{name}:" in "\n" + passwd.read_text()):
+        if ".tmp" in entry:
+            # A copy being written is named for the process writing it: this test's launches run here, a
+            # live server's (for an earlier test's user with the same id) elsewhere.
+            if entry.startswith("etc") and entry.endswith(f".tmp{os.getpid()}"):
+                mine.add(entry)
+        elif entry.startswith("etc") and (not passwd.exists() or f"\n{name}:" in "\n" + passwd.read_text()):
             mine.add(entry)
     return mine
 
