@@ -80,6 +80,13 @@ class Event:
                 "d": self.directory, "w": self.workspace_id, "j": self.project_id, "m": self.time}
 
     @classmethod
+    def from_log(cls, row) -> Event:
+        """An event as the event log (agentserver.models.EventLog) keeps it: its row id is the log id."""
+        return cls(type=row.type, properties=row.properties, owner_id=row.owner_id, directory=row.directory,
+                   workspace_id=row.workspace_id, project_id=row.project_id, id=row.event_id, time=row.time,
+                   log_id=row.id)
+
+    @classmethod
     def from_wire(cls, data: dict) -> Event:
         return cls(type=data["t"], properties=data["p"], owner_id=data["o"], directory=data["d"],
                    workspace_id=data["w"], project_id=data["j"], id=data["i"], time=data["m"], log_id=data["l"])
@@ -301,10 +308,7 @@ def logged_between(first: int, last: int) -> list[Event]:
     """The event log's events with ids first..last, in order (a gap the sequencer waited for in vain)."""
     from agentserver.models import EventLog
 
-    rows = EventLog.objects.filter(id__gte=first, id__lte=last).order_by("id")
-    return [Event(type=r.type, properties=r.properties, owner_id=r.owner_id, directory=r.directory,
-                  workspace_id=r.workspace_id, project_id=r.project_id, id=r.event_id, time=r.time, log_id=r.id)
-            for r in rows]
+    return [Event.from_log(row) for row in EventLog.objects.filter(id__gte=first, id__lte=last).order_by("id")]
 
 
 def next_log_id() -> int:

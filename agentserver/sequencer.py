@@ -31,6 +31,7 @@ class Sequencer:
         self._waiting: dict = {}             # log id → event that came before a smaller id
         self._timer: asyncio.TimerHandle | None = None
         self._fetching = False
+        self._fill_task: asyncio.Task | None = None
 
     @property
     def waiting(self) -> int:
@@ -88,8 +89,8 @@ class Sequencer:
             return
         first, last = self._next, min(self._waiting) - 1
         self._fetching = True
-        task = asyncio.get_running_loop().create_task(self._fill(first, last))
-        task.add_done_callback(lambda _: None)
+        # Kept: the loop holds tasks only weakly.
+        self._fill_task = asyncio.get_running_loop().create_task(self._fill(first, last))
 
     async def _fill(self, first: int, last: int) -> None:
         from agentserver.loop import free_db

@@ -73,9 +73,7 @@ def _replay(subscriber: Subscriber, last_event_id: str) -> tuple[list[bus.Event]
             return [], True
         if subscriber.session_id is not None:
             rows = [r for r in rows if bus.event_session_id(r.type, r.properties) == subscriber.session_id]
-        return [bus.Event(type=r.type, properties=r.properties, owner_id=r.owner_id, directory=r.directory,
-                          workspace_id=r.workspace_id, project_id=r.project_id, id=r.event_id, time=r.time,
-                          log_id=r.id) for r in rows], False
+        return [bus.Event.from_log(row) for row in rows], False
     finally:
         connection.close()
 
