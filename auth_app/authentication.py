@@ -168,6 +168,14 @@ def browser_stream_id(session_key: str | None) -> str | None:
     return f"{BROWSER_STREAM_PREFIX}{session_key}" if session_key else None
 
 
+def request_credential_id(request) -> int | str | None:
+    """The id of the credential a DRF request came with: its API token's pk, or its browser session's."""
+    if request.auth is not None:
+        return request.auth.pk
+    session = getattr(request._request, "session", None)
+    return browser_stream_id(session.session_key) if session is not None else None
+
+
 USER_PREFIX = "user:"
 
 

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.http.cookie import parse_cookie
 from django.http.request import split_domain_port, validate_host
 
-from auth_app.authentication import browser_stream_id, credentials_to_token, is_own_origin, user_credential_id
+from auth_app.authentication import browser_stream_id, credentials_to_token, is_own_origin
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
@@ -119,7 +119,7 @@ def _browser_user(scope):
 
 class WebSocketAuthMiddleware:
     """`ticket_user(scope)`: an async resolver of a one-time ticket for clients that cannot send credentials
-    (pty.connectToken); consulted only when the request carries no credentials at all, as is the browser's
+    (pty.connectToken) to (user, the credential id that asked for the ticket), or None; consulted only when the request carries no credentials at all, as is the browser's
     session cookie after it."""
 
     def __init__(self, app, ticket_user=None):
@@ -135,10 +135,7 @@ class WebSocketAuthMiddleware:
         user = credential_id = None
         if not authorization and "auth_token=" not in query_string:
             if self.ticket_user is not None:
-                user = await self.ticket_user(scope)
-                # A ticket does not say which of the user's credentials asked for it: the user's own
-                # end (deactivation, every token revoked) closes the socket.
-                credential_id = user_credential_id(user) if user is not None else None
+                user, credential_id = await self.ticket_user(scope) or (None, None)
             if user is None:
                 user, credential_id = await _browser_user(scope)
         if user is None:

@@ -41,11 +41,14 @@ class Pty(models.Model):
 
 class PtyTicket(models.Model):
     """A short-lived, single-use ticket that lets a WebSocket client that cannot send credentials (a browser)
-    connect to one PTY as its owner (`?ticket=`). Only a hash is stored; using it deletes the row."""
+    connect to one PTY as its owner (`?ticket=`). Only a hash is stored; using it deletes the row. `credential`
+    is the id of the credential that asked for it (a token's pk, "session:<key>"): the socket is held under it
+    and closes when that credential ends. Empty on tickets made before it was kept: held under the user."""
 
     key_hash = models.CharField(primary_key=True, max_length=64)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pty_tickets")
     pty_id = models.CharField(max_length=40)
+    credential = models.CharField(max_length=120, default="")
     expires_at = models.BigIntegerField()
 
     class Meta:

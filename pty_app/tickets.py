@@ -1,5 +1,7 @@
-"""pty.connectToken: a ticket for `/pty/{id}/connect?ticket=…`, bound to the user and the PTY, valid for
-TICKET_SECONDS and for one connect. Any worker can redeem it (it lives in the database, hashed)."""
+"""pty.connectToken: a ticket for `/pty/{id}/connect?ticket=…`, bound to the user, the PTY and the credential
+that asked for it, valid for TICKET_SECONDS and for one connect. Any worker can redeem it (it lives in the
+database, hashed). The socket it opens is held under that credential: revoking the token or signing the
+browser out closes it."""
 from __future__ import annotations
 
 import hashlib
@@ -12,6 +14,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from agentserver.clock import DatabaseNow
+from auth_app.authentication import user_credential_id
 from pty_app import selectors
 from pty_app.models import PtyTicket
 
@@ -23,18 +26,20 @@ def _hash(ticket: str) -> str:
     return hashlib.sha256(ticket.encode()).hexdigest()
 
 
-def ticket_create(*, user, pty_id: str) -> dict:
+def ticket_create(*, user, pty_id: str, credential: int | str | None) -> dict:
     selectors.pty_get(user=user, pty_id=pty_id)
     ticket = "ptk_" + secrets.token_urlsafe(32)
     with transaction.atomic():  # expiry by the database's clock: the redeeming host's may differ from ours
         PtyTicket.objects.filter(expires_at__lte=DatabaseNow()).delete()
         PtyTicket.objects.create(key_hash=_hash(ticket), owner=user, pty_id=pty_id,
+                                 credential="" if credential is None else str(credential),
                                  expires_at=DatabaseNow() + TICKET_SECONDS * 1000)
     return {"ticket": ticket, "expires_in": TICKET_SECONDS}
 
 
 def ticket_redeem(*, ticket: str, pty_id: str):
-    """The ticket's user when it is valid for this PTY, else None. Either way the ticket is used up."""
+    """(the ticket's user, the credential it was asked with) when it is valid for this PTY, else None. Either
+    way the ticket is used up."""
     with transaction.atomic():
         row = (PtyTicket.objects.select_for_update().select_related("owner").filter(key_hash=_hash(ticket))
                .annotate(expired=Q(expires_at__lte=DatabaseNow())).first())
@@ -43,11 +48,18 @@ def ticket_redeem(*, ticket: str, pty_id: str):
         row.delete()
     if row.pty_id != pty_id or row.expired or not row.owner.is_active:
         return None
-    return row.owner
+    return row.owner, _credential_of(row)
+
+
+def _credential_of(row: PtyTicket) -> int | str:
+    if not row.credential:
+        return user_credential_id(row.owner)
+    return int(row.credential) if row.credential.isdigit() else row.credential
 
 
 async def websocket_ticket_user(scope):
-    """For the WebSocket auth middleware: the user a `?ticket=` on a PTY connect URL stands for, or None."""
+    """For the WebSocket auth middleware: (user, credential id) a `?ticket=` on a PTY connect URL stands for,
+    or None."""
     match = _CONNECT_PATH.match(scope.get("path", ""))
     tickets = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("ticket")
     if match is None or not tickets or not tickets[0] or len(tickets[0]) > 200:

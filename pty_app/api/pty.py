@@ -4,6 +4,7 @@ from rest_framework.response import Response
 
 from agentserver.api import ApiView, V2RequestView, id_param, opencode, parse
 from agentserver.errors import BadRequest
+from auth_app.authentication import request_credential_id
 from pty_app import selectors, services, tickets
 from pty_app.api.serializers import (
     PtyCreateInput,
@@ -113,12 +114,14 @@ class PtyConnectTokenView(ApiView):
     operation_ids = {"POST": "pty.connectToken"}
 
     def post(self, request, ptyID):
-        return Response(tickets.ticket_create(user=request.user, pty_id=_pty_id(ptyID)))
+        return Response(tickets.ticket_create(user=request.user, pty_id=_pty_id(ptyID),
+                                              credential=request_credential_id(request)))
 
 
 class V2PtyConnectTokenView(V2RequestView):
     operation_ids = {"POST": "pty.connectToken"}
 
     def post(self, request, ptyID):
-        ticket = tickets.ticket_create(user=request.user, pty_id=_pty_id(ptyID))
+        ticket = tickets.ticket_create(user=request.user, pty_id=_pty_id(ptyID),
+                                       credential=request_credential_id(request))
         return Response({"location": self.context(request).location(), "data": ticket})

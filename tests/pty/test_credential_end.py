@@ -98,3 +98,42 @@ def test_a_socket_closes_when_its_person_is_deactivated(fast_server, alice):
         alice.user.is_active = True
         alice.user.save(update_fields=["is_active"])
         remove(fast_server, alice, pty["id"])
+
+
+def ticket_url(server, pty_id: str, **client_options) -> str:
+    """A one-time connect URL for `pty_id`, its ticket asked for with `client_options` (headers or cookies)."""
+    with httpx.Client(base_url=server.url, **client_options) as client:
+        response = client.post(f"/pty/{pty_id}/connect-token")
+        assert response.status_code == 200, response.text
+        return f"{ws_url(server.url, pty_id)}?ticket={response.json()['ticket']}"
+
+
+def test_a_ticket_socket_closes_when_the_token_that_asked_for_the_ticket_is_revoked(fast_server, browser, alice):
+    from auth_app.models import ApiToken
+
+    pty = pty_on(fast_server, alice)
+    token = ApiToken.objects.get(user=alice.user)
+    url = ticket_url(fast_server, pty["id"], headers={"Authorization": f"Bearer {alice.token}"})
+    csrf = csrf_of(browser.get("/account").text)
+    try:
+        answers = []
+        code, _ = closed_after(url, {}, lambda: answers.append(
+            browser.post(f"/account/tokens/{token.pk}/revoke", data={"csrfmiddlewaretoken": csrf})))
+        assert answers[0].status_code == 302 and code == 4401
+    finally:
+        ApiToken.objects.filter(pk=token.pk).update(revoked=None)
+        remove(fast_server, alice, pty["id"])
+
+
+def test_a_ticket_socket_closes_when_the_browser_that_asked_for_the_ticket_signs_out(fast_server, browser, alice):
+    pty = pty_on(fast_server, alice)
+    url = ticket_url(fast_server, pty["id"], cookies={"sessionid": browser.cookies["sessionid"]},
+                     headers={"Origin": fast_server.url})
+    csrf = csrf_of(browser.get("/account").text)
+    answers = []
+    try:
+        code, _ = closed_after(url, {}, lambda: answers.append(
+            browser.post("/signout", data={"csrfmiddlewaretoken": csrf})))
+        assert answers[0].status_code == 302 and code == 4401
+    finally:
+        remove(fast_server, alice, pty["id"])
