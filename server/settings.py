@@ -177,6 +177,9 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 # Every form that sets a password runs these (the account page, the admin's user pages, createsuperuser).
+# A fair share of the server: how many turns one person may run at once over every worker and host (0: no
+# cap); more wait in line, in order (sessions_app/runtime/turn_slots.py).
+MAX_TURNS_PER_PERSON = int(os.environ.get("AGENTSERVER_MAX_TURNS_PER_PERSON", "0"))
 PASSWORD_MIN_LENGTH = int(os.environ.get("AGENTSERVER_PASSWORD_MIN_LENGTH", "12"))
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -139,6 +139,20 @@ class Question(models.Model):
         indexes = [models.Index(fields=["session", "status"], name="question_session_status")]
 
 
+class TurnSlot(models.Model):
+    """A root session's place in its owner's line for a turn, when the server caps how many turns one person
+    runs at once (AGENTSERVER_MAX_TURNS_PER_PERSON). `granted`: its turn runs. A slot counts only while the
+    session's lease is live, so a dead worker's slots free themselves when its leases expire."""
+
+    session = models.OneToOneField(Session, on_delete=models.CASCADE, primary_key=True, related_name="turn_slot")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    queued_at = models.BigIntegerField()
+    granted = models.BooleanField(default=False)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "queued_at"], name="turn_slot_line")]
+
+
 class SessionLease(models.Model):
     """Which worker runs a session's agent loop, until when; its row is the session's non-idle status."""
 

@@ -9,7 +9,7 @@ import logging
 from agentserver.errors import ApiError
 from agentserver.loop import db
 from sessions_app.models import Message
-from sessions_app.runtime import compaction, parts, subtasks
+from sessions_app.runtime import compaction, parts, subtasks, turn_slots
 from sessions_app.runtime.history import MAX_STEPS_TEXT, provider_messages
 from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.resume import CONTINUES_KEY, turn_ended
@@ -26,8 +26,12 @@ class Turns:
 
     async def answer(self, scope: RunScope, user: Message, *, resumed: bool = False) -> bool:
         """Run the loop for one user message until the model stops. True when it was aborted. `resumed`: the
-        turn goes on after a re-run interrupted call (runtime/resume.py), straight to the model."""
-        return await _answer(self, scope, user, resumed=resumed)
+        turn goes on after a re-run interrupted call (runtime/resume.py), straight to the model. The turn
+        first takes one of its owner's slots (runtime/turn_slots.py) when the server caps them."""
+        async with turn_slots.turn_slot(scope) as admitted:
+            if not admitted:
+                return True
+            return await _answer(self, scope, user, resumed=resumed)
 
 
 TURNS = Turns()
