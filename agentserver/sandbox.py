@@ -24,7 +24,6 @@ import os
 import signal
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 from django.conf import settings
 
@@ -33,6 +32,7 @@ from agentserver.childenv import safe_environment
 from agentserver.errors import ApiError
 from agentserver.loop import free_db, let_others_run
 from agentserver.paths import is_within
+from agentserver.sandbox_launch import Launch
 
 log = logging.getLogger("agentserver.sandbox")
 
@@ -52,18 +52,6 @@ class SandboxUnavailable(ApiError):
     from any route; git helpers treat it as "no git here"."""
     status = 503
     name = "SandboxUnavailableError"
-
-
-@dataclass(frozen=True)
-class Launch:
-    argv: list[str]
-    env: dict[str, str]
-    cwd: str
-    # argv = [*confinement, "--chdir", cwd, "--", *wrappers, *command] when sandboxed: the parts that a
-    # resident sandbox (agentserver.sandbox_resident) is built from and then runs.
-    confinement: tuple[str, ...] = ()
-    wrappers: tuple[str, ...] = ()
-    command: tuple[str, ...] = ()
 
 
 # -- on whose behalf ----------------------------------------------------------------------------------------------

@@ -12,10 +12,8 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from agentserver.sandbox import Launch
+from agentserver.sandbox_launch import Launch
 
 READ_LIMIT = 2 ** 16
 

@@ -30,6 +30,8 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
 from pathlib import Path
 
+from agentserver.sandbox_launch import Launch
+
 SYSTEM_PYTHON = "/usr/bin/python3"
 IDLE_SECONDS = 30.0
 MOST_RESIDENTS = 32
@@ -176,7 +178,7 @@ def _resident_for(key: tuple, env: dict[str, str]) -> _Resident:
         return resident
 
 
-def run(launch, *, input: bytes | None, timeout: float | None) -> subprocess.CompletedProcess:
+def run(launch: Launch, *, input: bytes | None, timeout: float | None) -> subprocess.CompletedProcess:
     """`launch` (from agentserver.sandbox.prepare) run in the user's resident sandbox; Gone when it could not
     be (the caller then runs it in a one-shot sandbox)."""
     resident = _resident_for((tuple(launch.confinement), tuple(launch.wrappers)), launch.env)

@@ -1,2 +1,3 @@
-"""MCP servers: configs per user and project (registry), connections in this worker (client), remote OAuth
-(oauth), the agent's MCP tools (tools)."""
+"""MCP servers: their configs (configs), which a user has in a context (registry), connections in this worker
+(client), remote OAuth (oauth), the stored connect/disconnect switch (switch). The agent's MCP tools are
+sessions_app/mcp_tools.py."""
