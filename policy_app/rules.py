@@ -137,9 +137,9 @@ class EffectivePolicy:
         best: Decided | None = None
         for scope in self.scopes:
             for key, action in scope.permission_ceilings.items():
-                if action in STRICTNESS and fnmatch.fnmatchcase(permission, key):
-                    if best is None or STRICTNESS[action] > STRICTNESS[best.value]:
-                        best = Decided(action, scope.name)
+                if (action in STRICTNESS and fnmatch.fnmatchcase(permission, key)
+                        and (best is None or STRICTNESS[action] > STRICTNESS[best.value])):
+                    best = Decided(action, scope.name)
         return best
 
     def ceilings(self) -> dict[str, Decided]:

@@ -3,7 +3,7 @@ on it is added; a server added before the policy changed, or one a config file n
 named and cannot be switched on."""
 import json
 
-from tests.mcp.conftest import FAKE_SERVER, add_server, api, local_config  # noqa: F401  (a fixture)
+from tests.mcp.conftest import FAKE_SERVER, api, local_config
 from tests.policy.conftest import refusal
 
 
@@ -24,8 +24,8 @@ def test_a_server_on_the_allowlist_is_added_and_connects(alice, set_policy):
     assert answer.json()["status"] == "connected"
 
 
-def test_servers_from_before_the_policy_and_from_config_files_fail_naming_it(alice, add_server, set_policy):
-    add_server(alice, "calc", local_config())
+def test_servers_from_before_the_policy_and_from_config_files_fail_naming_it(alice, set_policy):
+    assert api(alice, "POST", "/mcp/server", json={"name": "calc", "config": local_config()}).status_code == 200
     (alice.repo / "opencode.json").write_text(json.dumps({"mcp": {
         "fromfile": {"type": "local", "command": [local_config()["command"], FAKE_SERVER]}}}))
     set_policy(restrict_mcp=True)
