@@ -31,7 +31,8 @@ def apply_policy(config: dict, policy: EffectivePolicy) -> dict:
     _models(config, policy)
     ceilings = policy.ceilings()
     if ceilings:
-        config["permission"] = capped_permission(config.get("permission"), policy, ceilings)
+        if "permission" in config:
+            config["permission"] = capped_permission(config["permission"], policy)
         _cap_tools(config, policy)
     for section in ("agent", "mode"):
         agents = config.get(section)
@@ -79,25 +80,26 @@ def _models(config: dict, policy: EffectivePolicy) -> None:
         config.pop("small_model")
 
 
-def capped_permission(permission, policy: EffectivePolicy, ceilings: dict) -> dict:
-    """A `permission` config no looser than the ceilings: each rule of a capped permission raised to its
-    ceiling, and each capped permission last (opencode: the last matching rule wins)."""
+def capped_permission(permission, policy: EffectivePolicy) -> dict | str:
+    """A `permission` config whose rules for a capped permission are raised to its ceiling, in place. Nothing
+    is added or moved: a rule added here would come after a built-in agent's own (plan's `edit: deny`) and
+    loosen it, and a rule moved last could outrank a stricter one. The runtime applies the ceilings after every
+    rule anyway (sessions_app/runtime/asking.py)."""
     if isinstance(permission, str):
-        permission = {"*": permission}
-    out = copy.deepcopy(permission) if isinstance(permission, dict) else {}
-    for key in list(out):
-        decided = policy.ceiling(key)
+        decided = policy.ceiling("*")
+        return stricter(permission, decided.value) if decided and permission in STRICTNESS else permission
+    if not isinstance(permission, dict):
+        return permission
+    out = copy.deepcopy(permission)
+    for key, value in out.items():
+        decided = policy.ceiling(str(key))
         if decided is None:
             continue
-        value = out.pop(key)
         if isinstance(value, dict):
             out[key] = {pattern: stricter(action, decided.value) if action in STRICTNESS else action
                         for pattern, action in value.items()}
-        else:
-            out[key] = stricter(value, decided.value) if value in STRICTNESS else decided.value
-    for key, decided in ceilings.items():
-        if key not in out:
-            out[key] = decided.value
+        elif value in STRICTNESS:
+            out[key] = stricter(value, decided.value)
     return out
 
 
@@ -118,7 +120,7 @@ def _cap_tools(holder: dict, policy: EffectivePolicy) -> None:
 def _agent(agent: dict, policy: EffectivePolicy, ceilings: dict) -> None:
     if ceilings:
         if "permission" in agent:
-            agent["permission"] = capped_permission(agent.get("permission"), policy, ceilings)
+            agent["permission"] = capped_permission(agent["permission"], policy)
         _cap_tools(agent, policy)
     if _refused_ref(agent.get("model"), policy):
         agent.pop("model")

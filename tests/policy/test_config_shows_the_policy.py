@@ -36,7 +36,9 @@ def test_without_a_policy_the_config_is_the_persons_own(alice, fake_llm):
 
 def test_a_groups_policy_applies_only_to_its_members(alice, bob, set_policy):
     set_policy(group="contractors", members=[bob], permission_ceilings={"bash": "deny"})
+    for persona in (alice, bob):
+        (persona.repo / "opencode.json").write_text(json.dumps({"permission": {"bash": "allow"}}))
     mine = alice.get("/config", params={"directory": str(alice.repo)}).json()
     theirs = bob.get("/config", params={"directory": str(bob.repo)}).json()
-    assert "bash" not in (mine.get("permission") or {})
+    assert mine["permission"]["bash"] == "allow"
     assert theirs["permission"]["bash"] == "deny"

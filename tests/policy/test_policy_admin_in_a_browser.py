@@ -77,6 +77,7 @@ def test_an_administrator_sets_policies_and_reads_a_persons_effective_one(page, 
     expect(page.locator("#effective-scopes")).to_contain_text("bash: ask")
     screenshot(page, "policy-effective")
 
+    (bob.repo / "opencode.json").write_text('{"permission": {"bash": "allow"}, "share": "auto"}')
     config = bob.get("/config", params={"directory": str(bob.repo)}).json()
     assert config["permission"]["bash"] == "deny" and config["share"] == "disabled"
     assert config["enabled_providers"] == ["anthropic", "fake", "nosuchprovider"]
