@@ -55,6 +55,15 @@ class Forbidden(ApiError):
     name = "ForbiddenError"
 
 
+class PolicyError(Forbidden):
+    """Refused by the organization's managed policy (policy_app): the message names the policy and its scope,
+    `policy` says which scope decided and `field` which setting of it."""
+    name = "PolicyError"
+
+    def __init__(self, message: str, *, policy: str, field: str, **data):
+        super().__init__(message, policy=policy, field=field, **data)
+
+
 class Conflict(ApiError):
     status = 409
     name = "ConflictError"

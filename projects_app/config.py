@@ -20,6 +20,8 @@ from django.db import transaction
 
 from agentserver import json_column, paths
 from agentserver.errors import bad_input
+from policy_app.config_layer import apply_policy, check_config_patch
+from policy_app.selectors import policy_for
 from projects_app.config_schema import validate_config
 from projects_app.projects import project_of
 
@@ -238,12 +240,13 @@ def reveal_secrets(value):
 
 
 def effective_config(context) -> dict:
-    """The merged config for a runtime context. Contains secrets: use `redact()` before it leaves the server."""
+    """The merged config for a runtime context, the organization's policy applied last (policy_app: nothing a
+    person or project writes gets past it). Contains secrets: use `redact()` before it leaves the server."""
     user_stored, project_stored = _stored_layers(context)
     config = deep_merge(defaults(context.user), user_stored)
     for path in project_files(context):
         config = deep_merge(config, read_config_file(path))
-    return deep_merge(config, project_stored)
+    return apply_policy(deep_merge(config, project_stored), policy_for(context.user))
 
 
 def config_setting(context, key: str):
@@ -255,7 +258,7 @@ def config_setting(context, key: str):
     for layer in (user_stored, *(read_config_file(path) for path in project_files(context)), project_stored):
         if key in layer:
             value = layer[key]
-    return value
+    return apply_policy({key: value} if value is not None else {}, policy_for(context.user)).get(key)
 
 
 def is_secret_key(key: str) -> bool:
@@ -298,6 +301,7 @@ def config_update(*, context, patch) -> dict:
     from projects_app.models import Project
 
     _raise_issues(validate_config(patch))
+    check_config_patch(patch, policy_for(context.user))
     with transaction.atomic():
         project = Project.objects.select_for_update().get(pk=project_of(context).pk)
         project.config = merge_patch(project.config if isinstance(project.config, dict) else {}, seal_secrets(patch))
@@ -332,6 +336,7 @@ def global_config_update(*, user, patch) -> dict:
     from projects_app.models import UserConfig
 
     _raise_issues(validate_config(patch))
+    check_config_patch(patch, policy_for(user))
     with transaction.atomic():
         row, _ = UserConfig.objects.select_for_update().get_or_create(user=user)
         row.data = merge_patch(row.data if isinstance(row.data, dict) else {}, seal_secrets(patch))

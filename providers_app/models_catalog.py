@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 from agentserver.errors import BadRequest
 from auth_app.models import AuthAccount
+from policy_app.rules import EffectivePolicy
+from policy_app.selectors import policy_for
 from projects_app.config import effective_config
 from providers_app import catalog, credentials
 
@@ -120,9 +122,11 @@ def provider_entries(context, *, config: dict | None = None) -> dict[str, Provid
     provider_cfg = _provider_config(config)
     base = catalog.catalog()
     accounts = active_account_services(context.user)
+    policy = policy_for(context.user)
     entries = {provider_id: _entry(provider_id, base, provider_cfg, has_account=provider_id in accounts)
-               for provider_id in [*base, *(p for p in provider_cfg if p not in base)]}
-    return {k: v for k, v in entries.items() if _allowed(config, k)}
+               for provider_id in [*base, *(p for p in provider_cfg if p not in base)]
+               if _allowed(config, provider_id) and policy.provider_possible(provider_id)}
+    return {k: _within(v, policy) for k, v in entries.items()}
 
 
 def provider_entry(context, provider_id: str, *, config: dict | None = None,
@@ -136,9 +140,25 @@ def provider_entry(context, provider_id: str, *, config: dict | None = None,
     base = catalog.catalog()
     if provider_id not in base and provider_id not in provider_cfg or not _allowed(config, provider_id):
         return None
+    policy = policy_for(context.user)
+    if not policy.provider_possible(provider_id):
+        return None
     has_account = accounts and AuthAccount.objects.filter(owner=context.user, active=True,
                                                           service_id=provider_id).exists()
-    return _entry(provider_id, base, provider_cfg, has_account=has_account)
+    return _within(_entry(provider_id, base, provider_cfg, has_account=has_account), policy)
+
+
+def _within(entry: ProviderEntry, policy: EffectivePolicy) -> ProviderEntry:
+    """The entry with only the models the organization's policy allows (the catalog's record is shared: a
+    new record when any is dropped)."""
+    if not policy.managed:
+        return entry
+    provider_id = entry.record["id"]
+    models = entry.record.get("models") or {}
+    kept = {k: v for k, v in models.items() if policy.model_refused_by(provider_id, k) is None}
+    if len(kept) != len(models):
+        entry.record = {**entry.record, "models": kept}
+    return entry
 
 
 def _provider_config(config: dict) -> dict:

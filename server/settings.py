@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "channels",
     "agentserver",
     "auth_app",
+    "policy_app",
     "projects_app",
     "sessions_app",
     "providers_app",

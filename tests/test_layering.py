@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("agentserver", "auth_app", "projects_app", "providers_app", "pty_app", "sessions_app", "tui_app", "web_app",
-            "server")
+PACKAGES = ("agentserver", "auth_app", "policy_app", "projects_app", "providers_app", "pty_app", "sessions_app",
+            "tui_app", "web_app", "server")
 
 
 def lint_imports(cwd: Path) -> subprocess.CompletedProcess:

@@ -18,6 +18,8 @@ from agentserver import events, sql
 from agentserver import loop as server_loop
 from agentserver.errors import BadRequest, Conflict, NotFound
 from auth_app import crypto
+from policy_app.config_layer import mcp_refusal
+from policy_app.selectors import policy_for
 from providers_app.mcp import client, configs
 from providers_app.models import McpServer
 
@@ -36,6 +38,7 @@ class Server:
     config: dict | None          # normalized; None when the config entry is invalid
     error: str | None = None
     source: str = "config"       # "config" | "runtime"
+    refused_by: str | None = None  # the organization's policy that does not allowlist it (then config is None)
 
     @property
     def enabled(self) -> bool:
@@ -81,7 +84,17 @@ def servers_for(context, config: dict | None = None) -> dict[str, Server]:
             except BadRequest as error:
                 out[name] = Server(name, None, f"Invalid config: {error.message}")
     out.update(_runtime_servers(context))
-    return {name: _confined(context, server) for name, server in out.items()}
+    policy = policy_for(context.user)
+    return {name: _confined(context, _within_policy(server, policy)) for name, server in out.items()}
+
+
+def _within_policy(server: Server, policy) -> Server:
+    """A server the organization's policy does not allowlist fails with the policy named, whatever its
+    source (a config file, PATCH /config, mcp.server.create before the policy changed)."""
+    refused = policy.mcp_refused_by(server.config) if server.config is not None else None
+    if refused is None:
+        return server
+    return Server(server.name, None, f"Not on the MCP allowlist of the {refused}", server.source, refused)
 
 
 def _confined(context, server: Server) -> Server:
@@ -206,6 +219,9 @@ def server_create(*, context, name: str, config: dict) -> dict:
     """Add (or replace) a runtime server for the caller in the context's project, then report its status."""
     name = configs.check_name(name)
     clean = configs.normalize(config)
+    refused = policy_for(context.user).mcp_refused_by(clean)
+    if refused:
+        raise mcp_refusal(name, refused)
     with transaction.atomic():
         McpServer.objects.update_or_create(owner=context.user, project_id=context.project_id, name=name,
                                            defaults={"ciphertext": crypto.encrypt_json(clean)})

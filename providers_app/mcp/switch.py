@@ -11,6 +11,7 @@ from django.db import transaction
 from agentserver import events
 from agentserver.errors import ApiError
 from auth_app import crypto
+from policy_app.config_layer import mcp_refusal
 from projects_app.config import config_override_merge
 from providers_app.mcp import configs, oauth, registry
 from providers_app.models import McpServer
@@ -23,6 +24,8 @@ class McpUnsupportedOAuth(ApiError):
 
 def _set_enabled(context, name: str, enabled: bool) -> None:
     server = registry.server_get(context, name)
+    if enabled and server.refused_by:
+        raise mcp_refusal(name, server.refused_by)
     if server.source == "runtime" and server.config is not None:
         with transaction.atomic():
             # The stored config, not the resolved one (whose cwd is already made absolute).

@@ -9,6 +9,8 @@ import json
 from typing import Callable
 
 from agentserver.loop import free_db
+from policy_app.rules import stricter
+from policy_app.selectors import policy_for_user_id
 from sessions_app.models import PermissionRequest, Question, Session
 from sessions_app.runtime import pending_requests
 from sessions_app.runtime.pending_requests import RequestKind
@@ -20,6 +22,7 @@ CORRECTED_TEXT = "The user rejected permission to use this specific tool call wi
 DENIED_TEXT = ("The user has specified a rule which prevents you from using this specific tool call. "
                "Here are some of the relevant rules {}")
 DISMISSED_TEXT = "The user dismissed this question"
+POLICY_DENIED_TEXT = "The {policy} of the user's organization does not allow the {permission} permission."
 
 
 # ---- the two kinds --------------------------------------------------------------------------------
@@ -83,10 +86,16 @@ async def ask_permission(*, session: Session, permission: str, patterns: list[st
     always = [str(p) for p in (always if always is not None else patterns)]
     approved = await free_db(approvals_of)(
         owner_id=session.owner_id, project_id=session.project_id)
+    # The organization's policy, read at each call: its ceiling comes after every rule and approval.
+    ceiling = (await free_db(policy_for_user_id)(session.owner_id)).ceiling(permission)
     needs_ask = False
     for pattern in patterns:
         rule = matching_rule(rules + approved, permission, pattern)
         action = rule["action"] if rule else "ask"
+        if ceiling is not None and ceiling.value == "deny":
+            raise ToolError(POLICY_DENIED_TEXT.format(policy=ceiling.by, permission=permission))
+        if ceiling is not None:
+            action = stricter(action, ceiling.value)
         if action == "deny":
             relevant = [r for r in rules if wildcard_match(permission, r["permission"])]
             raise ToolError(DENIED_TEXT.format(json.dumps(relevant, separators=(",", ":"))))

@@ -14,6 +14,7 @@ from sessions_app.runtime.history import MAX_STEPS_TEXT, provider_messages
 from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.resume import CONTINUES_KEY, turn_ended
 from sessions_app.runtime.scope import RunScope
+from sessions_app.runtime.step_policy import StepPolicy, step_policy
 from sessions_app.runtime.turn_setup import Turn
 from sessions_app.store import messages as message_service
 
@@ -41,7 +42,7 @@ async def _answer(turns: Turns, scope: RunScope, user: Message, *, resumed: bool
     try:
         turn = await scope.begin_turn(user)
     except Exception as error:
-        await _failed_to_prepare(scope, user, error)
+        await _answer_with_error(scope, user, error)
         return False
     if not resumed:
         request = await db(compaction.compaction_part)(user.id)
@@ -57,7 +58,14 @@ async def _answer(turns: Turns, scope: RunScope, user: Message, *, resumed: bool
             if last_info is not None:
                 await db(turn_ended)(scope.session, last_info)
             return True
-        outcome, overflow, last_info = await _one_step(turns, scope, user, turn, step_number)
+        allowed = await db(step_policy)(owner_id=scope.session.owner_id, tools=turn.tools,
+                                        max_steps=turn.max_steps, model=user.info.get("model") or {})
+        if allowed.refusal is not None:
+            if last_info is not None:
+                await db(turn_ended)(scope.session, last_info)
+            await _answer_with_error(scope, user, allowed.refusal)
+            return False
+        outcome, overflow, last_info = await _one_step(turns, scope, user, turn, step_number, allowed)
         if outcome == "aborted":
             return True
         if overflow or outcome != "continue":
@@ -65,18 +73,18 @@ async def _answer(turns: Turns, scope: RunScope, user: Message, *, resumed: bool
 
 
 async def _one_step(turns: Turns, scope: RunScope, user: Message, turn: Turn,
-                    step_number: int) -> tuple[str, bool, dict]:
+                    step_number: int, allowed: StepPolicy) -> tuple[str, bool, dict]:
     await scope.set_status(BUSY)
     pairs = await db(compaction.context_messages)(scope.session)
     history = provider_messages(pairs, upto_user_id=user.id)
-    last_step = step_number >= turn.max_steps
+    last_step = step_number >= allowed.max_steps
     if last_step:
         history.append({"role": "user", "content": [{"type": "text", "text": MAX_STEPS_TEXT}]})
     info = await scope.open_assistant(user, turn.agent["name"], user.info.get("model") or {})
     if step_number == 1:
         await _first_step(scope, user, turn)
     await scope.set_status(BUSY)
-    processor = scope.new_step(turn, info, messages=history, tools={} if last_step else turn.tools,
+    processor = scope.new_step(turn, info, messages=history, tools={} if last_step else allowed.tools,
                                user_info=user.info, temperature=turn.agent.get("temperature"),
                                run_child=subtasks.child_runner(scope, turn, turns))
     outcome = await scope.run_step(processor)
@@ -101,8 +109,9 @@ async def _first_step(scope: RunScope, user: Message, turn: Turn) -> None:
         await db(message_service.message_save)(session=session, info=user.info)
 
 
-async def _failed_to_prepare(scope: RunScope, user: Message, error: Exception) -> None:
-    """A turn that cannot start (unknown agent, broken config...) is answered by an errored message."""
+async def _answer_with_error(scope: RunScope, user: Message, error: Exception) -> None:
+    """A turn that cannot start (unknown agent, broken config...) or go on (its model no longer allowed by the
+    organization's policy) is answered by an errored message."""
     if isinstance(error, ApiError):
         message = error.message
     else:

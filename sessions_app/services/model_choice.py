@@ -24,8 +24,20 @@ def choose_model(*, context, config: dict, session: Session, agent: dict, reques
         provider_id, model_id = model["providerID"], model["modelID"]
     else:
         provider_id, model_id = models_catalog.default_model(context=context, config=config)
+    check_model_allowed(user=context.user, provider_id=provider_id, model_id=model_id)
     models_catalog.resolve_model(context=context, provider_id=provider_id, model_id=model_id, config=config)
     return {"providerID": provider_id, "modelID": model_id}
+
+
+def check_model_allowed(*, user, provider_id: str, model_id: str) -> None:
+    """PolicyError (403, naming the policy) for a model the organization's policy does not allow: a clearer
+    answer than the catalog's "Model not found" for a model it hides."""
+    from policy_app.config_layer import model_refusal
+    from policy_app.selectors import policy_for
+
+    refused = policy_for(user).model_refused_by(provider_id, model_id)
+    if refused:
+        raise model_refusal(provider_id, model_id, refused)
 
 
 def session_switch_agent(*, session: Session, agent: str) -> Session:
@@ -45,6 +57,7 @@ def session_switch_model(*, session: Session, model: dict) -> Session:
     from sessions_app.store.sessions import session_set
 
     context = session_context(session)
+    check_model_allowed(user=context.user, provider_id=model["providerID"], model_id=model["id"])
     models_catalog.resolve_model(context=context, provider_id=model["providerID"], model_id=model["id"],
                                  config=load_config(context))
     chosen = {"id": model["id"], "providerID": model["providerID"], "variant": model.get("variant") or "default"}

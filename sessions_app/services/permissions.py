@@ -10,6 +10,8 @@ import json
 from agentserver import ids
 from agentserver.errors import BadRequest, Conflict, NotFound
 from agentserver.numerals import decimal
+from policy_app.rules import stricter
+from policy_app.selectors import policy_for
 from sessions_app.models import PermissionApproval, PermissionRequest, Session
 from sessions_app.runtime import pending_requests
 from sessions_app.runtime.asking import (CORRECTED_TEXT, DENIED_TEXT, PERMISSION, REJECTED_TEXT,  # noqa: F401
@@ -77,7 +79,9 @@ def permission_create(*, session: Session, action: str, resources: list[str], sa
     config = load_config(session_context(session))
     rules = session_ruleset(config, agent or session.agent or default_agent_name(config), session.permission)
     rules = rules + approvals_of(owner_id=session.owner_id, project_id=session.project_id)
-    effects = [evaluate(rules, action, resource) for resource in resources]
+    ceiling = policy_for(session.owner).ceiling(action)
+    effects = [stricter(evaluate(rules, action, resource), ceiling.value if ceiling else None)
+               for resource in resources]
     request_id = request_id or ids.ascending("per")
     if "deny" in effects:
         return {"id": request_id, "effect": "deny"}

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from agentserver.clock import now_ms
+from policy_app.config_layer import check_tools
+from policy_app.selectors import policy_for
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases, supervisor, waiting
 from sessions_app.runtime.message_queue import NO_REPLY_KEY
@@ -57,6 +59,7 @@ def check_prompt(*, session: Session, body: dict, no_reply: bool = False) -> Che
     fields: dict = {"agent": agent_name, "model": {"id": model["modelID"], "providerID": model["providerID"],
                                                    "variant": body.get("variant") or "default"}}
     if body.get("tools"):
+        check_tools(body["tools"], policy_for(context.user))
         fields["permission"] = tools_as_session_rules(session.permission, body["tools"])
     return CheckedPrompt(session=session, info=info, parts=parts, session_fields=fields)
 

@@ -50,6 +50,8 @@ def session_create(*, context: RuntimeContext, parent_id: str | None = None, tit
     the caller's sessions: a child of nothing (or of someone else's session) would be listed under no one."""
     if parent_id and not Session.objects.filter(id=parent_id, owner=context.user).exists():
         raise NotFound(f"Session not found: {parent_id}")
+    if permission:
+        _check_within_policy(context.user, permission)
     now = now_ms()
     session = Session(
         id=ids.descending("ses"), owner=context.user, project_id=context.project_id, directory=context.directory,
@@ -98,10 +100,19 @@ def session_update(*, session: Session, title: str | None = None, archived: int 
     if archived_given:
         fields["time_archived"] = archived
     if permission is not None:
+        _check_within_policy(session.owner, permission)
         fields["permission"] = permission
     if metadata is not None:
         fields["metadata"] = metadata
     return session_set(session=session, **fields)
+
+
+def _check_within_policy(user, rules: list) -> None:
+    """Rules looser than a ceiling of the organization's policy are refused (PolicyError), not stored."""
+    from policy_app.config_layer import check_rules
+    from policy_app.selectors import policy_for
+
+    check_rules(rules, policy_for(user))
 
 
 def session_add_usage(*, session_id: str, cost: float, tokens: dict) -> None:

@@ -10,7 +10,8 @@ import secrets
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from agentserver.errors import Forbidden, NotFound
+from agentserver.errors import Forbidden, NotFound, PolicyError
+from policy_app.selectors import policy_for_user_id
 from sessions_app.models import Message, Part, Session, Share
 from sessions_app.store.messages import publish_for
 from sessions_app.wire import session_event
@@ -41,6 +42,9 @@ def share_base_url(request_base: str | None) -> str:
 
 
 def session_share(*, session: Session, base_url: str | None, context=None) -> Session:
+    sharing = policy_for_user_id(session.owner_id).sharing()
+    if sharing is not None and sharing.value is False:
+        raise PolicyError(f"Sharing sessions is not allowed by the {sharing.by}", policy=sharing.by, field="share")
     if share_config(session, context) == "disabled":
         raise Forbidden('Sharing is disabled by config ("share": "disabled")')
     if not Share.objects.filter(session=session).exists():
