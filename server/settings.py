@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "projects_app",
     "sessions_app",
     "providers_app",
+    "usage_app",
     "pty_app",
     "tui_app",
     "web_app",
@@ -189,6 +190,9 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = False
 USE_TZ = True
+# Usage accounting (docs/usage.md): the zone whose calendar days, weeks and months the usage reports group by
+# and budgets reset on; checked at start-up (usage_app.apps).
+USAGE_TIME_ZONE = os.environ.get("AGENTSERVER_USAGE_TIME_ZONE", "").strip() or "UTC"
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
