@@ -2,8 +2,14 @@
 rolling old records up per day."""
 from __future__ import annotations
 
+import datetime as dt
+
+from django.db import transaction
+
 from usage_app import store
 from usage_app.calls import ModelCall
+from usage_app.periods import day_start
+from usage_app.zone import usage_zone
 
 
 def do_record_call(*, call: ModelCall | None) -> None:
@@ -11,3 +17,20 @@ def do_record_call(*, call: ModelCall | None) -> None:
     so a crash leaves both or neither."""
     if call is not None:
         store.record_insert(call)
+
+
+def check_rollup_age(*, older_than_days: int) -> int:
+    if not isinstance(older_than_days, int) or older_than_days < 1 or older_than_days > 36_500:
+        raise ValueError("older than: a whole number of days from 1 to 36500")
+    return older_than_days
+
+
+def do_rollup(*, older_than_days: int) -> tuple[int, int]:
+    """Records of the days that ended `older_than_days` days ago or earlier (usage time zone) summed per day,
+    person, session, provider and model into UsageDay rows (added to any already there) and removed, in
+    one transaction. Returns (records rolled up, day rows written)."""
+    check_rollup_age(older_than_days=older_than_days)
+    today = dt.datetime.now(usage_zone()).date()
+    cutoff = day_start(today - dt.timedelta(days=older_than_days - 1))
+    with transaction.atomic():
+        return store.roll_up_before(cutoff)
