@@ -18,6 +18,7 @@ def _choices(values: tuple[str, ...]) -> list[tuple[str, str]]:
 class UsageRecord(models.Model):
     call_id = models.CharField(max_length=64, unique=True)  # one per model call: a second write is ignored
     at = models.DateTimeField()                               # when the call started
+    day = models.DateField()                                  # its calendar day in the usage time zone
     person = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
                                related_name="usage_records")
     person_key = models.IntegerField()                        # the user's id, kept when the user is deleted
@@ -41,7 +42,7 @@ class UsageRecord(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["person", "at"], name="usage_person_at"),
+            models.Index(fields=["person_key", "at"], name="usage_person_at"),
             models.Index(fields=["at"], name="usage_at"),
             models.Index(fields=["session_id"], name="usage_session"),
             models.Index(fields=["provider_id", "model_id", "at"], name="usage_model_at"),
@@ -77,7 +78,7 @@ class UsageDay(models.Model):
         constraints = [models.UniqueConstraint(fields=["day", "person_key", "session_id", "provider_id", "model_id"],
                                                name="usage_day_one_row_per_key")]
         indexes = [
-            models.Index(fields=["person", "day"], name="usage_day_person"),
+            models.Index(fields=["person_key", "day"], name="usage_day_person"),
             models.Index(fields=["day"], name="usage_day_day"),
         ]
 

@@ -9,12 +9,10 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db.models import Count, Q, QuerySet, Sum
-from django.db.models.functions import TruncDate
 
 from agentserver.errors import Forbidden, NotFound
 from usage_app.models import UsageDay, UsageRecord
 from usage_app.periods import first_whole_day
-from usage_app.zone import usage_zone
 
 GROUPINGS = ("day", "person", "model", "provider", "session")
 # What each grouping groups by, in the records and in the rollups alike.
@@ -92,8 +90,6 @@ def _days(wanted: UsageFilter, person_id, group) -> QuerySet:
 
 
 def _record_sums(queryset: QuerySet, fields: list[str]) -> list[dict]:
-    if "day" in fields:
-        queryset = queryset.annotate(day=TruncDate("at", tzinfo=usage_zone()))
     sums = {name: Sum(name) for name in (*TOKENS, "cost", "duration_ms")}
     return _summed(queryset, fields, calls=Count("id"), failed_calls=Count("id", filter=Q(outcome__in=FAILED)),
                    unpriced_calls=Count("id", filter=Q(priced=False)),

@@ -5,7 +5,6 @@ import datetime as dt
 from dataclasses import asdict
 
 from django.db.models import Count, Max, Q, Sum
-from django.db.models.functions import TruncDate
 
 from usage_app.calls import ModelCall
 from usage_app.models import UsageDay, UsageRecord
@@ -18,9 +17,9 @@ def record_insert(call: ModelCall) -> None:
     fields = asdict(call)
     started_ms = fields.pop("started_ms")
     fields["person_key"] = fields["person_id"]
-    UsageRecord.objects.bulk_create(
-        [UsageRecord(at=dt.datetime.fromtimestamp(started_ms / 1000, tz=dt.timezone.utc), **fields)],
-        ignore_conflicts=True)
+    at = dt.datetime.fromtimestamp(started_ms / 1000, tz=dt.timezone.utc)
+    UsageRecord.objects.bulk_create([UsageRecord(at=at, day=at.astimezone(usage_zone()).date(), **fields)],
+                                    ignore_conflicts=True)
 
 
 ROLLED_SUMS = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens",
@@ -36,8 +35,7 @@ def roll_up_before(cutoff: dt.datetime) -> tuple[int, int]:
         return 0, 0
     rolled = UsageRecord.objects.filter(at__lt=cutoff, id__lte=last_id)
     sums = {name: Sum(name) for name in ROLLED_SUMS}
-    groups = list(rolled.annotate(day=TruncDate("at", tzinfo=usage_zone()))
-                  .values("day", "person_key", "person_id", "session_id", "provider_id", "model_id")
+    groups = list(rolled.values("day", "person_key", "person_id", "session_id", "provider_id", "model_id")
                   .annotate(calls=Count("id"), failed_calls=Count("id", filter=Q(outcome__in=("error", "aborted"))),
                             unpriced_calls=Count("id", filter=Q(priced=False)),
                             unreported_calls=Count("id", filter=Q(usage_reported=False)), **sums).order_by())
