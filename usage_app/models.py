@@ -3,8 +3,14 @@
 Sessions and messages are named by plain ids, not foreign keys: the records outlive the sessions (a deleted
 session's calls were still paid for). The person is a foreign key that becomes NULL when the user is deleted,
 with the user's id kept in `person_key`, so the money spent by a departed person still adds up per person."""
+from decimal import Decimal
+
 from django.conf import settings
+from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.db.models import Q
 
 OUTCOMES = ("completed", "error", "aborted")
 PURPOSES = ("step", "title", "compaction", "subagent")
@@ -84,3 +90,50 @@ class UsageDay(models.Model):
 
     def __str__(self) -> str:
         return f"{self.day} {self.person_key} {self.provider_id}/{self.model_id}"
+
+
+SCOPES = ("everyone", "group", "person")
+PERIODS = ("day", "week", "month")
+MAX_BUDGET_USD = Decimal("1000000")
+
+
+class Budget(models.Model):
+    """What may be spent on model calls per calendar day, week (from Monday) or month, in the usage time zone.
+    For one person, the budgets of a period that apply are their own if they have one, else the tightest of
+    their groups' and everyone's. A deleted group or person takes its budgets with it."""
+    scope = models.CharField(max_length=16, choices=_choices(SCOPES))
+    group = models.ForeignKey(Group, on_delete=models.CASCADE, null=True, blank=True, related_name="usage_budgets")
+    person = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True,
+                               related_name="usage_budgets")
+    period = models.CharField(max_length=8, choices=_choices(PERIODS))
+    amount = models.DecimalField(
+        "amount (USD)", max_digits=10, decimal_places=2,
+        validators=[MinValueValidator(Decimal("0.01")), MaxValueValidator(MAX_BUDGET_USD)])
+    warn_percent = models.PositiveSmallIntegerField(
+        "warn at (%)", default=80, validators=[MinValueValidator(1), MaxValueValidator(100)])
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0) & Q(amount__lte=MAX_BUDGET_USD),
+                                   name="usage_budget_amount_sane"),
+            models.CheckConstraint(condition=(Q(scope="everyone", group__isnull=True, person__isnull=True)
+                                              | Q(scope="group", group__isnull=False, person__isnull=True)
+                                              | Q(scope="person", group__isnull=True, person__isnull=False)),
+                                   name="usage_budget_scope_has_its_target"),
+            models.UniqueConstraint(fields=["period"], condition=Q(scope="everyone"),
+                                    name="usage_budget_one_for_everyone"),
+            models.UniqueConstraint(fields=["group", "period"], condition=Q(scope="group"),
+                                    name="usage_budget_one_per_group"),
+            models.UniqueConstraint(fields=["person", "period"], condition=Q(scope="person"),
+                                    name="usage_budget_one_per_person"),
+        ]
+
+    def clean(self) -> None:
+        wanted = {"everyone": (False, False), "group": (True, False), "person": (False, True)}.get(self.scope)
+        if wanted is not None and (self.group_id is not None, self.person_id is not None) != wanted:
+            raise ValidationError({"scope": "A group budget names a group, a person's budget a person, and "
+                                             "a budget for everyone neither"})
+
+    def __str__(self) -> str:
+        target = {"group": f"group {self.group}", "person": f"{self.person}"}.get(self.scope, "everyone")
+        return f"{target}: ${self.amount} per {self.period}"

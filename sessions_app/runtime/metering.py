@@ -1,10 +1,12 @@
 """Every model call the runtime makes is metered and counted once in the usage records (usage_app): a step's
 call with the step's end (runtime/assistant_message.py, one transaction), a failed or retried attempt when it
-fails, an aborted one when the abort closes the step, a title when it is made."""
+fails, an aborted one when the abort closes the step, a title when it is made. Each is preceded by the
+budget check (usage_app.budgets)."""
 from __future__ import annotations
 
 from agentserver.loop import db
 from sessions_app.models import Session
+from usage_app.budgets import check_model_call
 from usage_app.calls import MeteredCall, ModelCall
 from usage_app.services import do_record_call
 
@@ -25,6 +27,11 @@ def step_call(session: Session, info: dict) -> MeteredCall:
 def title_call(session: Session, provider_id: str, model_id: str) -> MeteredCall:
     return MeteredCall(person_id=session.owner_id, session_id=session.id, message_id="", agent="title",
                        purpose="title", provider_id=provider_id, model_id=model_id)
+
+
+async def check_budget(session: Session) -> None:
+    """Before each model call: raises usage_app.budgets.BudgetSpent (a provider error) when a budget is spent."""
+    await db(check_model_call)(person_id=session.owner_id, session_id=session.id)
 
 
 async def record(call: ModelCall | None) -> None:
