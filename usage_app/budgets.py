@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.models import Q, Sum
 
+from agentserver import events
 from agentserver.errors import BudgetExceeded
 from providers_app.errors import ProviderCallError
 from usage_app.models import PERIODS, Budget, UsageDay, UsageRecord
@@ -27,6 +28,15 @@ class Limit:
     amount: float
     spent: float
     resets_at: dt.datetime | None  # None: never (a session's cap)
+    warn_percent: int = 80
+
+    @property
+    def percent(self) -> int:
+        return int(self.spent * 100 / self.amount) if self.amount else 100
+
+    @property
+    def warning(self) -> bool:
+        return self.spent >= self.amount * self.warn_percent / 100
 
     @property
     def message(self) -> str:
@@ -97,11 +107,11 @@ def _spent_since(starts: dict[str, dt.datetime], **who) -> dict[str, float]:
     """Cost since each start, from the records and the rolled-up days (whose days start on boundaries)."""
     earliest = min(starts.values())
     records = UsageRecord.objects.filter(at__gte=earliest, **who).aggregate(
-        **{name: Sum("cost", filter=Q(at__gte=start)) for name, start in starts.items()})
+        **{f"spent_{name}": Sum("cost", filter=Q(at__gte=start)) for name, start in starts.items()})
     local = {name: start.astimezone(usage_zone()).date() for name, start in starts.items()}
     days = UsageDay.objects.filter(day__gte=min(local.values()), **who).aggregate(
-        **{name: Sum("cost", filter=Q(day__gte=day)) for name, day in local.items()})
-    return {name: float(records[name] or 0) + float(days[name] or 0) for name in starts}
+        **{f"spent_{name}": Sum("cost", filter=Q(day__gte=day)) for name, day in local.items()})
+    return {name: float(records[f"spent_{name}"] or 0) + float(days[f"spent_{name}"] or 0) for name in starts}
 
 
 def limits(*, person_id: int, session_id: str | None, now: dt.datetime | None = None) -> list[Limit]:
@@ -111,8 +121,8 @@ def limits(*, person_id: int, session_id: str | None, now: dt.datetime | None = 
     if budgets:
         bounds = {period: period_bounds(period, now) for period in budgets}
         spent = _spent_since({period: start for period, (start, _) in bounds.items()}, person_key=person_id)
-        found += [Limit(_label(budget), float(budget.amount), spent[period], bounds[period][1])
-                  for period, budget in budgets.items()]
+        found += [Limit(_label(budget), float(budget.amount), spent[period], bounds[period][1],
+                        budget.warn_percent) for period, budget in budgets.items()]
     cap = float(getattr(settings, "USAGE_SESSION_CAP_USD", 0) or 0)
     if cap > 0 and session_id:
         spent = _spent_since({"session": dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)}, session_id=session_id)
@@ -138,3 +148,22 @@ def check_prompt_allowed(*, person_id: int, session_id: str | None) -> None:
     limit = spent_limit(person_id=person_id, session_id=session_id)
     if limit is not None:
         raise BudgetExceeded(limit.message, **limit.details())
+
+
+def budget_status(*, person_id: int) -> list[Limit]:
+    """The budgets that apply to a person now, with what is spent (their account page)."""
+    return limits(person_id=person_id, session_id=None)
+
+
+def publish_crossed_warnings(*, person_id: int, cost: float) -> None:
+    """After a call of `cost` was counted (in its transaction): a `usage.budget.warning` event to the person for
+    each budget whose warning threshold this call crossed (or whose amount it reached), on commit."""
+    if cost <= 0:
+        return
+    for limit in limits(person_id=person_id, session_id=None):
+        for threshold, kind in ((limit.amount * limit.warn_percent / 100, "warning"), (limit.amount, "spent")):
+            if limit.spent - cost < threshold <= limit.spent:
+                events.publish("usage.budget.warning", {"kind": kind, "message": limit.message if kind == "spent"
+                                                        else f"{limit.percent}% of {limit.label} is spent",
+                                                        "percent": limit.percent, **limit.details()},
+                               owner_id=person_id)

@@ -7,6 +7,7 @@ import datetime as dt
 from django.db import transaction
 
 from usage_app import store
+from usage_app.budgets import publish_crossed_warnings
 from usage_app.calls import ModelCall
 from usage_app.periods import day_start
 from usage_app.zone import usage_zone
@@ -14,9 +15,9 @@ from usage_app.zone import usage_zone
 
 def do_record_call(*, call: ModelCall | None) -> None:
     """Count one model call. Runs in the caller's transaction: a step's call is stored with the step's end,
-    so a crash leaves both or neither."""
-    if call is not None:
-        store.record_insert(call)
+    so a crash leaves both or neither. A budget whose warning threshold it crosses is announced to the person."""
+    if call is not None and store.record_insert(call):
+        publish_crossed_warnings(person_id=call.person_id, cost=call.cost)
 
 
 def check_rollup_age(*, older_than_days: int) -> int:

@@ -11,15 +11,18 @@ from usage_app.models import UsageDay, UsageRecord
 from usage_app.zone import usage_zone
 
 
-def record_insert(call: ModelCall) -> None:
+def record_insert(call: ModelCall) -> bool:
     """Insert the call's record; one with the same call id already there wins (a write retried after a
-    crash, an abort arriving after the step end) and this one is dropped."""
+    crash, an abort arriving after the step end) and this one is dropped. Whether it was inserted."""
     fields = asdict(call)
     started_ms = fields.pop("started_ms")
     fields["person_key"] = fields["person_id"]
     at = dt.datetime.fromtimestamp(started_ms / 1000, tz=dt.timezone.utc)
+    if UsageRecord.objects.filter(call_id=call.call_id).exists():
+        return False
     UsageRecord.objects.bulk_create([UsageRecord(at=at, day=at.astimezone(usage_zone()).date(), **fields)],
                                     ignore_conflicts=True)
+    return True
 
 
 ROLLED_SUMS = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens",

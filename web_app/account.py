@@ -19,6 +19,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from agentserver import events
 from auth_app.authentication import user_credential_id
 from auth_app.tokens import roots_of, token_create, token_of, token_revoke, tokens_of, tokens_revoke_all
+from usage_app.budgets import budget_status
 from web_app.signin import signed_in_user, signin_url
 from web_app.throttle import sign_in_attempt, sign_in_succeeded
 
@@ -53,7 +54,7 @@ def _render(request: HttpRequest, user, *, password_form=None, created=None, sta
         "account": user, "roots": roots_of(user), "tokens": tokens_of(user=user),
         "password_form": password_form or PasswordChangeForm(user), "created": created,
         "server_url": server_url(request), "token_name_max": TOKEN_NAME_MAX, "lifetimes": TOKEN_LIFETIMES,
-        "now": timezone.now(),
+        "now": timezone.now(), "budgets": budget_status(person_id=user.id),
     }
     response = render(request, "web_app/account.html", context, status=status)
     response["Cache-Control"] = "no-store"  # a new token is on the page once, and never in a cache
