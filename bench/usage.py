@@ -33,9 +33,9 @@ from django.contrib.auth.models import Group  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 
-from usage_app import selectors, services  # noqa: E402
+from usage_app import budgets, selectors, services  # noqa: E402
 from usage_app.calls import ModelCall  # noqa: E402
-from usage_app.models import UsageDay, UsageRecord  # noqa: E402
+from usage_app.models import Budget, UsageDay, UsageRecord  # noqa: E402
 from usage_app.zone import usage_zone  # noqa: E402
 
 PEOPLE = 500
@@ -80,8 +80,7 @@ def make_rows(rows: int, person_ids: list[int]) -> float:
                              %s::timestamptz + (g::float8 / %s) * interval '365 days' AS at
                       FROM generate_series(1::bigint, %s::bigint) AS g) AS s
             """, [str(usage_zone()), person_ids, person_ids, rows, year_ago, rows, rows])
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE usage_app_usagerecord")
+        analyze()
     else:
         batch, zone = [], usage_zone()
         for g in range(1, rows + 1):
@@ -101,6 +100,12 @@ def make_rows(rows: int, person_ids: list[int]) -> float:
                 batch = []
         UsageRecord.objects.bulk_create(batch)
     return time.monotonic() - start
+
+
+def analyze() -> None:
+    with connection.cursor() as cursor:
+        for table in ("usage_app_usagerecord", "usage_app_usageday"):
+            cursor.execute(f"ANALYZE {table}")
 
 
 def queries(person_id: int) -> list[tuple[str, object, selectors.UsageFilter, str | None]]:
@@ -150,23 +155,41 @@ def time_accounting(person_id: int, calls: int = 2000) -> float:
     return (time.process_time() - start) * 1000 / calls
 
 
+def time_budget_check(person_id: int, calls: int = 500) -> float:
+    """CPU ms of the check before a model call, with a budget for everyone, the person's group and the person."""
+    Budget.objects.all().delete()
+    Budget.objects.create(scope="everyone", period="month", amount=100000)
+    Budget.objects.create(scope="group", group=Group.objects.get(name="usage-bench-team"), period="week",
+                          amount=100000)
+    Budget.objects.create(scope="person", person_id=person_id, period="day", amount=100000)
+    start = time.process_time()
+    for _ in range(calls):
+        budgets.check_model_call(person_id=person_id, session_id="ses_bench_acct")
+    elapsed = (time.process_time() - start) * 1000 / calls
+    Budget.objects.all().delete()
+    return elapsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=None)
-    parser.add_argument("--keep", action="store_true", help="reuse the records when there are --rows of them")
+    parser.add_argument("--keep", action="store_true", help="reuse the records and day rows already there")
     parser.add_argument("--no-rollup", action="store_true")
     options = parser.parse_args()
     rows = options.rows or (5_000_000 if connection.vendor == "postgresql" else 200_000)
     call_command("migrate", verbosity=0)
     person_ids = people()
-    if not (options.keep and UsageRecord.objects.count() == rows):
+    if not (options.keep and UsageRecord.objects.exists()):
         print(f"making {rows:,} records on {connection.vendor} ...", flush=True)
         print(f"  made in {make_rows(rows, person_ids):.1f} s", flush=True)
     print(f"counting one model call: {time_accounting(person_ids[0]):.3f} ms CPU (insert + transaction)")
-    table = {"records only": time_queries(person_ids[0])}
+    print(f"budget check before a call: {time_budget_check(person_ids[0]):.3f} ms CPU (3 budgets apply)")
+    print(f"{UsageRecord.objects.count():,} records, {UsageDay.objects.count():,} day rows")
+    table = {"as they are": time_queries(person_ids[0])}
     if not options.no_rollup:
         start = time.monotonic()
         removed, days = services.do_rollup(older_than_days=30)
+        analyze()
         print(f"rollup of days older than 30: {removed:,} records into {days:,} day rows in "
               f"{time.monotonic() - start:.1f} s")
         table["after rollup"] = time_queries(person_ids[0])

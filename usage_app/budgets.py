@@ -9,10 +9,13 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from decimal import Decimal
+
 from django.conf import settings
+from django.db import connection
 from django.db.models import Q, Sum
 
-from agentserver import events
+from agentserver import events, sql
 from agentserver.errors import BudgetExceeded
 from providers_app.errors import ProviderCallError
 from usage_app.models import PERIODS, Budget, UsageDay, UsageRecord
@@ -81,37 +84,91 @@ def period_bounds(period: str, now: dt.datetime) -> tuple[dt.datetime, dt.dateti
     return day_start(first), day_start(after)
 
 
-def budgets_of(person_id: int) -> dict[str, Budget]:
+def _budgets_query(person_id: int):
+    return (Budget.objects.filter(Q(scope="everyone") | Q(scope="person", person_id=person_id)
+                                  | Q(scope="group", group__user__id=person_id))
+            .values_list("scope", "period", "amount", "warn_percent", "group__name"))
+
+
+# Compiled once (agentserver.sql): the check runs before every model call.
+_BUDGETS = sql.Query(_budgets_query, lambda person_id: ["everyone", person_id, "person", person_id, "group"])
+
+
+@dataclass(frozen=True)
+class AppliedBudget:
+    scope: str
+    period: str
+    amount: Decimal
+    warn_percent: int
+    group_name: str | None
+
+
+def budgets_of(person_id: int) -> dict[str, AppliedBudget]:
     """The budget that applies per period: the person's own, else the tightest of their groups' and everyone's."""
-    found = Budget.objects.filter(Q(scope="everyone") | Q(scope="person", person_id=person_id)
-                                  | Q(scope="group", group__user__id=person_id)).select_related("group")
-    own: dict[str, Budget] = {}
-    shared: dict[str, Budget] = {}
-    for budget in found:
+    own: dict[str, AppliedBudget] = {}
+    shared: dict[str, AppliedBudget] = {}
+    for row in _BUDGETS.all(person_id):
+        budget = AppliedBudget(*row)
         chosen = own if budget.scope == "person" else shared
         if budget.period not in chosen or budget.amount < chosen[budget.period].amount:
             chosen[budget.period] = budget
     return {period: own.get(period) or shared[period] for period in PERIODS if period in own or period in shared}
 
 
-def _label(budget: Budget) -> str:
+def _label(budget: AppliedBudget) -> str:
     words = PERIOD_WORDS[budget.period]
     if budget.scope == "person":
         return f"your {words} budget"
     if budget.scope == "group":
-        return f"the {words} budget of group {budget.group.name}"
+        return f"the {words} budget of group {budget.group_name}"
     return f"the {words} budget for everyone"
 
 
-def _spent_since(starts: dict[str, dt.datetime], **who) -> dict[str, float]:
-    """Cost since each start, from the records and the rolled-up days (whose days start on boundaries)."""
-    earliest = min(starts.values())
-    records = UsageRecord.objects.filter(at__gte=earliest, **who).aggregate(
-        **{f"spent_{name}": Sum("cost", filter=Q(at__gte=start)) for name, start in starts.items()})
-    local = {name: start.astimezone(usage_zone()).date() for name, start in starts.items()}
-    days = UsageDay.objects.filter(day__gte=min(local.values()), **who).aggregate(
-        **{f"spent_{name}": Sum("cost", filter=Q(day__gte=day)) for name, day in local.items()})
-    return {name: float(records[f"spent_{name}"] or 0) + float(days[f"spent_{name}"] or 0) for name in starts}
+def _at(value: dt.datetime):
+    return connection.ops.adapt_datetimefield_value(value)
+
+
+def _day(value: dt.date):
+    return connection.ops.adapt_datefield_value(value)
+
+
+def _person_records(person_key: int, day: dt.datetime, week: dt.datetime, month: dt.datetime):
+    return (UsageRecord.objects.filter(person_key=person_key, at__gte=min(week, month)).values("person_key")
+            .annotate(spent_day=Sum("cost", filter=Q(at__gte=day)), spent_week=Sum("cost", filter=Q(at__gte=week)),
+                      spent_month=Sum("cost", filter=Q(at__gte=month)))
+            .values_list("spent_day", "spent_week", "spent_month"))
+
+
+def _person_days(person_key: int, day: dt.date, week: dt.date, month: dt.date):
+    return (UsageDay.objects.filter(person_key=person_key, day__gte=min(week, month)).values("person_key")
+            .annotate(spent_day=Sum("cost", filter=Q(day__gte=day)), spent_week=Sum("cost", filter=Q(day__gte=week)),
+                      spent_month=Sum("cost", filter=Q(day__gte=month)))
+            .values_list("spent_day", "spent_week", "spent_month"))
+
+
+_PERSON_RECORDS = sql.Query(_person_records, lambda person_key, day, week, month: [
+    _at(day), _at(week), _at(month), _at(min(week, month)), person_key])
+_PERSON_DAYS = sql.Query(_person_days, lambda person_key, day, week, month: [
+    _day(day), _day(week), _day(month), _day(min(week, month)), person_key])
+_SESSION_RECORDS = sql.Query(
+    lambda session_id: UsageRecord.objects.filter(session_id=session_id).values("session_id")
+    .annotate(spent=Sum("cost")).values_list("spent", flat=True), lambda session_id: [session_id])
+_SESSION_DAYS = sql.Query(
+    lambda session_id: UsageDay.objects.filter(session_id=session_id).values("session_id")
+    .annotate(spent=Sum("cost")).values_list("spent", flat=True), lambda session_id: [session_id])
+
+
+def _person_spent(person_id: int, starts: dict[str, dt.datetime]) -> dict[str, float]:
+    """Cost in the current day, week and month, from the records and the rolled-up days (which start on
+    day boundaries)."""
+    records = _PERSON_RECORDS.first(person_id, starts["day"], starts["week"], starts["month"]) or (0, 0, 0)
+    local = [starts[period].astimezone(usage_zone()).date() for period in PERIODS]
+    days = _PERSON_DAYS.first(person_id, *local) or (0, 0, 0)
+    return {period: float(records[i] or 0) + float(days[i] or 0) for i, period in enumerate(PERIODS)}
+
+
+def _session_spent(session_id: str) -> float:
+    return float(_SESSION_RECORDS.first(session_id) or 0) + float(_SESSION_DAYS.first(session_id) or 0)
 
 
 def limits(*, person_id: int, session_id: str | None, now: dt.datetime | None = None) -> list[Limit]:
@@ -119,14 +176,13 @@ def limits(*, person_id: int, session_id: str | None, now: dt.datetime | None = 
     found: list[Limit] = []
     budgets = budgets_of(person_id)
     if budgets:
-        bounds = {period: period_bounds(period, now) for period in budgets}
-        spent = _spent_since({period: start for period, (start, _) in bounds.items()}, person_key=person_id)
+        bounds = {period: period_bounds(period, now) for period in PERIODS}
+        spent = _person_spent(person_id, {period: start for period, (start, _) in bounds.items()})
         found += [Limit(_label(budget), float(budget.amount), spent[period], bounds[period][1],
                         budget.warn_percent) for period, budget in budgets.items()]
     cap = float(getattr(settings, "USAGE_SESSION_CAP_USD", 0) or 0)
     if cap > 0 and session_id:
-        spent = _spent_since({"session": dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)}, session_id=session_id)
-        found.append(Limit("this session's cap", cap, spent["session"], None))
+        found.append(Limit("this session's cap", cap, _session_spent(session_id), None))
     return found
 
 

@@ -6,6 +6,7 @@ from dataclasses import asdict
 
 from django.db.models import Count, Max, Q, Sum
 
+from agentserver import sql
 from usage_app.calls import ModelCall
 from usage_app.models import UsageDay, UsageRecord
 from usage_app.zone import usage_zone
@@ -18,11 +19,9 @@ def record_insert(call: ModelCall) -> bool:
     started_ms = fields.pop("started_ms")
     fields["person_key"] = fields["person_id"]
     at = dt.datetime.fromtimestamp(started_ms / 1000, tz=dt.timezone.utc)
-    if UsageRecord.objects.filter(call_id=call.call_id).exists():
-        return False
-    UsageRecord.objects.bulk_create([UsageRecord(at=at, day=at.astimezone(usage_zone()).date(), **fields)],
-                                    ignore_conflicts=True)
-    return True
+    row = UsageRecord(at=at, day=at.astimezone(usage_zone()).date(), **fields)
+    sql.insert(UsageRecord, [row], generated_pk=True, skip_conflicts=True)
+    return row.pk is not None
 
 
 ROLLED_SUMS = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens",
