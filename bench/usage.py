@@ -184,6 +184,7 @@ def main() -> None:
         print(f"  made in {make_rows(rows, person_ids):.1f} s", flush=True)
     print(f"counting one model call: {time_accounting(person_ids[0]):.3f} ms CPU (insert + transaction)")
     print(f"budget check before a call: {time_budget_check(person_ids[0]):.3f} ms CPU (3 budgets apply)")
+    analyze()  # the planner's statistics of the rows as they are (autovacuum may not have come by yet)
     print(f"{UsageRecord.objects.count():,} records, {UsageDay.objects.count():,} day rows")
     table = {"as they are": time_queries(person_ids[0])}
     if not options.no_rollup:

@@ -61,8 +61,8 @@ def check_usage_scope(*, viewer, wanted: UsageFilter) -> tuple[int | None, Group
 def _filtered(queryset: QuerySet, wanted: UsageFilter, person_id: int | None, group: Group | None) -> QuerySet:
     if person_id is not None:
         queryset = queryset.filter(person_key=person_id)
-    if group is not None:
-        queryset = queryset.filter(person__groups=group)
+    if group is not None:  # its members now (ids: the (person_key, at) index serves each)
+        queryset = queryset.filter(person_key__in=list(group.user_set.values_list("id", flat=True)))
     for field, value in (("provider_id", wanted.provider_id), ("model_id", wanted.model_id),
                          ("session_id", wanted.session_id)):
         if value is not None:

@@ -29,9 +29,13 @@ def check_rollup_age(*, older_than_days: int) -> int:
 def do_rollup(*, older_than_days: int) -> tuple[int, int]:
     """Records of the days that ended `older_than_days` days ago or earlier (usage time zone) summed per day,
     person, session, provider and model into UsageDay rows (added to any already there) and removed, in
-    one transaction. Returns (records rolled up, day rows written)."""
+    one transaction; then, on PostgreSQL, the tables are vacuumed. Returns (records rolled up, day rows
+    written)."""
     check_rollup_age(older_than_days=older_than_days)
     today = dt.datetime.now(usage_zone()).date()
     cutoff = day_start(today - dt.timedelta(days=older_than_days - 1))
     with transaction.atomic():
-        return store.roll_up_before(cutoff)
+        rolled = store.roll_up_before(cutoff)
+    if rolled[0] and not transaction.get_connection().in_atomic_block:
+        store.tidy_after_rollup()
+    return rolled
