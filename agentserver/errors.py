@@ -89,6 +89,11 @@ class TooManyRequests(ApiError):
     name = "TooManyRequestsError"
 
 
+class BudgetExceeded(TooManyRequests):
+    """A usage budget is spent (usage_app.budgets): nothing more is asked of a model until it resets."""
+    name = "BudgetExceededError"
+
+
 def error_response(error: ApiError, response_class=JsonResponse):
     response = response_class(error.body(), status=error.status)
     if error.status == 401:

@@ -27,10 +27,12 @@ from django.db.models.sql.subqueries import UpdateQuery
 ROWS_PER_STATEMENT = 500  # well under SQLite's limit on bound parameters
 
 
-def insert(model, instances: list, *, generated_pk: bool = False) -> None:
+def insert(model, instances: list, *, generated_pk: bool = False, skip_conflicts: bool = False) -> None:
     """INSERT `instances` of `model`; with `generated_pk` the database numbers them (an AutoField) and each
-    instance gets its pk back (RETURNING, on SQLite and PostgreSQL alike)."""
-    fields, plain, head, one_row, tail = _statement(model, generated_pk)
+    instance gets its pk back (RETURNING, on SQLite and PostgreSQL alike). `skip_conflicts`: a row that
+    would break a unique constraint is left out (ON CONFLICT DO NOTHING); give one instance with
+    `generated_pk`, and whether it got a pk says whether it was inserted."""
+    fields, plain, head, one_row, tail = _statement(model, generated_pk, skip_conflicts)
     for start in range(0, len(instances), ROWS_PER_STATEMENT):
         chunk = instances[start:start + ROWS_PER_STATEMENT]
         params = [_prepared(instance, field, kind) for instance in chunk for field, kind in zip(fields, plain)]
@@ -53,7 +55,7 @@ _AS_IS = {
 
 
 @lru_cache(maxsize=None)
-def _statement(model, generated_pk: bool) -> tuple:
+def _statement(model, generated_pk: bool, skip_conflicts: bool = False) -> tuple:
     """(fields, per field the Python type its value passes through unchanged or None, and the statement's
     head, row and tail) for one model; the backend is the process's one database."""
     fields = [field for field in model._meta.concrete_fields if not (generated_pk and field.primary_key)]
@@ -62,7 +64,8 @@ def _statement(model, generated_pk: bool) -> tuple:
     quote = connection.ops.quote_name
     head = f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) VALUES "
     one_row = f"({', '.join(['%s'] * len(fields))})"
-    tail = f" RETURNING {quote(model._meta.pk.column)}" if generated_pk else ""
+    tail = (" ON CONFLICT DO NOTHING" if skip_conflicts else "") + (
+        f" RETURNING {quote(model._meta.pk.column)}" if generated_pk else "")
     return fields, plain, head, one_row, tail
 
 

@@ -37,9 +37,20 @@ def config_credential(options: dict) -> dict | None:
 
 def credential_for(user, provider: dict, options: dict) -> dict | None:
     """The usable credential of `provider` for `user`, or None."""
-    return (account_credential(user, provider["id"])
-            or env_credential(provider.get("env") or [])
-            or config_credential(options))
+    return credential_and_source(user, provider, options)[0]
+
+
+def credential_and_source(user, provider: dict, options: dict) -> tuple[dict | None, str]:
+    """The usable credential and where it came from, which says who pays for the call: "account" (the
+    person's own key, stored with their auth accounts), "server" (a key in the server's environment, which
+    the admin shares with everyone), "config" (`options.apiKey` of the effective config), or "none"."""
+    for source, credential in (("account", lambda: account_credential(user, provider["id"])),
+                               ("server", lambda: env_credential(provider.get("env") or [])),
+                               ("config", lambda: config_credential(options))):
+        found = credential()
+        if found:
+            return found, source
+    return None, "none"
 
 
 def secret_of(credential: dict) -> str:

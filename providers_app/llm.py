@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from agentserver.loop import db
 from providers_app import credentials, models_catalog, tls
 from providers_app.errors import ProviderAuthError, ProviderCallError
-from providers_app.stream import StreamEvent
+from providers_app.stream import CallMeter, StreamEvent
 
 PLACEHOLDER_KEY = "agentserver-no-key"  # keyless local endpoints; the SDKs insist on some key
 
@@ -23,6 +23,8 @@ PLACEHOLDER_KEY = "agentserver-no-key"  # keyless local endpoints; the SDKs insi
 class PreparedCall:
     model: models_catalog.ModelInfo
     credential: dict
+    credential_source: str = "none"   # credentials.credential_and_source
+    meter: CallMeter | None = None    # the wire protocol writes the usage it receives here
 
 
 def prepare_call(*, context, provider_id: str, model_id: str, config: dict | None = None) -> PreparedCall:
@@ -31,7 +33,7 @@ def prepare_call(*, context, provider_id: str, model_id: str, config: dict | Non
     entry = models_catalog.provider_entry(context, provider_id, config=config, accounts=False)
     info = models_catalog.resolve_model(context=context, provider_id=provider_id, model_id=model_id,
                                         entries={provider_id: entry} if entry is not None else {})
-    credential = credentials.credential_for(context.user, entry.record, entry.options)
+    credential, source = credentials.credential_and_source(context.user, entry.record, entry.options)
     if credential is None:
         if not (entry.custom and entry.options.get("baseURL")):
             env = ", ".join(entry.record.get("env") or [])
@@ -41,15 +43,22 @@ def prepare_call(*, context, provider_id: str, model_id: str, config: dict | Non
     if not info.base_url and info.protocol == "openai":
         raise ProviderCallError(f"Provider {provider_id} has no OpenAI-compatible endpoint; set "
                        f"provider.{provider_id}.options.baseURL in the config", is_retryable=False)
-    return PreparedCall(model=info, credential=credential)
+    return PreparedCall(model=info, credential=credential, credential_source=source)
 
 
 async def stream_chat(*, context, provider_id: str, model_id: str, system: list[str], messages: list[dict],
                       tools: list[dict], temperature: float | None = None, max_output: int | None = None,
-                      headers: dict | None = None, config: dict | None = None) -> AsyncIterator[StreamEvent]:
+                      headers: dict | None = None, config: dict | None = None,
+                      meter: CallMeter | None = None) -> AsyncIterator[StreamEvent]:
+    """`meter`: filled with who pays, the prices and the usage received so far (usage accounting)."""
     # db(): the connection goes back to the pool before the stream, which may take minutes (a runner held
     # one through every model call, and 32 streaming sessions starved a pool of 16).
     call = await db(prepare_call)(context=context, provider_id=provider_id, model_id=model_id, config=config)
+    meter = meter if meter is not None else CallMeter()
+    meter.prepared, meter.credential = True, call.credential_source
+    meter.prices = dict(call.model.cost or {})
+    call = PreparedCall(model=call.model, credential=call.credential, credential_source=call.credential_source,
+                        meter=meter)
     protocol_stream = await _protocol_stream(call.model.protocol)
     async for event in protocol_stream(call, system=system, messages=messages, tools=tools,
                                        temperature=temperature, max_output=max_output, headers=headers or {}):

@@ -21,6 +21,17 @@ class Usage:
 
 
 @dataclass
+class CallMeter:
+    """What one model call used, filled in while it runs, so that a call that failed or was cut half-way is
+    counted with what it received (usage accounting reads it however the call ended)."""
+    usage: Usage = field(default_factory=Usage)
+    reported: bool = False        # the provider sent its usage (else the tokens are zero, and say so)
+    prepared: bool = False        # the model and a credential were found: a request went to the provider
+    credential: str = ""          # who pays: "account" | "config" | "server" | "none" (providers_app.credentials)
+    prices: dict = field(default_factory=dict)  # the catalog's prices per million tokens; {} when it had none
+
+
+@dataclass
 class TextDelta:
     text: str
 

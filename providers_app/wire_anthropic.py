@@ -10,8 +10,8 @@ import anthropic
 
 from providers_app.errors import ProviderCallError
 from providers_app.pricing import cost_of
-from providers_app.stream import (Finish, ReasoningDelta, StreamEvent, TextDelta, ToolCallDelta, ToolCallEnd,
-                                  ToolCallStart, Usage)
+from providers_app.stream import (CallMeter, Finish, ReasoningDelta, StreamEvent, TextDelta, ToolCallDelta,
+                                  ToolCallEnd, ToolCallStart)
 from providers_app.tls import http_client
 from providers_app.wire_errors import to_api_error
 
@@ -115,7 +115,8 @@ def _parse_input(raw: str) -> dict:
 
 async def stream(call, *, system, messages, tools, temperature, max_output, headers) -> AsyncIterator[StreamEvent]:
     blocks: dict[int, dict] = {}
-    usage = Usage()
+    meter = call.meter or CallMeter()
+    usage = meter.usage
     stop_reason = None
     finished = False
     client = _client(call, headers)
@@ -127,6 +128,7 @@ async def stream(call, *, system, messages, tools, temperature, max_output, head
                 kind = event.type
                 if kind == "message_start":
                     raw = event.message.usage
+                    meter.reported = True
                     usage.input = raw.input_tokens or 0
                     usage.cache_read = getattr(raw, "cache_read_input_tokens", None) or 0
                     usage.cache_write = getattr(raw, "cache_creation_input_tokens", None) or 0

@@ -84,6 +84,13 @@ def _usage(raw: dict | None) -> Usage:
                  reasoning=reasoning, cache_read=cached, cache_write=cache_write)
 
 
+def _meter(call, raw: dict) -> None:
+    """The usage received, kept on the call's meter as soon as it arrives (a stream cut after it still counts)."""
+    if call.meter is not None:
+        call.meter.usage = _usage(raw)
+        call.meter.reported = isinstance(raw, dict)
+
+
 def _int(value) -> int:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
@@ -156,6 +163,7 @@ async def stream(call, *, system, messages, tools, temperature, max_output, head
             async for chunk in _chunks(response):
                 if chunk.get("usage") is not None:
                     usage = chunk["usage"]
+                    _meter(call, usage)
                 for choice in chunk.get("choices") or []:
                     if not isinstance(choice, dict):
                         continue
@@ -188,7 +196,7 @@ async def stream(call, *, system, messages, tools, temperature, max_output, head
     reason = FINISH_REASONS.get(finish_reason or "", "other")
     if calls and reason == "stop":
         reason = "tool-calls"
-    normalized = _usage(usage)
+    normalized = call.meter.usage if call.meter is not None and usage is not None else _usage(usage)
     yield Finish(reason, normalized, cost_of(normalized, call.model.cost))
 
 

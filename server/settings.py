@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "projects_app",
     "sessions_app",
     "providers_app",
+    "usage_app",
     "pty_app",
     "tui_app",
     "web_app",
@@ -193,6 +194,11 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = False
 USE_TZ = True
+# Usage accounting (docs/usage.md): the zone whose calendar days, weeks and months the usage reports group by
+# and budgets reset on; checked at start-up (usage_app.apps).
+USAGE_TIME_ZONE = os.environ.get("AGENTSERVER_USAGE_TIME_ZONE", "").strip() or "UTC"
+# The most one session may spend on model calls, in USD (0: no cap), checked before each call.
+USAGE_SESSION_CAP_USD = float(os.environ.get("AGENTSERVER_USAGE_SESSION_CAP_USD", "") or 0)
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

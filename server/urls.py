@@ -18,10 +18,11 @@ from pty_app import urls as pty_urls
 from server.api import doc, events, health, log, upgrade
 from sessions_app import urls as sessions_urls
 from tui_app import urls as tui_urls
+from usage_app import urls as usage_urls
 from web_app import urls as web_urls
 from web_app.signin import AdminSignInForm
 
-APPS = [tui_urls, sessions_urls, pty_urls, providers_urls, projects_urls, auth_urls]
+APPS = [tui_urls, sessions_urls, pty_urls, usage_urls, providers_urls, projects_urls, auth_urls]
 
 original: list = [
     route("global/health", health.HealthView, "global.health"),

@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("agentserver", "auth_app", "policy_app", "projects_app", "providers_app", "pty_app", "sessions_app",
-            "tui_app", "web_app", "server")
+            "tui_app", "web_app", "server", "usage_app")
 
 
 def lint_imports(cwd: Path) -> subprocess.CompletedProcess:

@@ -20,6 +20,7 @@ from agentserver import events
 from auth_app.authentication import user_credential_id
 from auth_app.tokens import roots_of, token_create, token_of, token_revoke, tokens_of, tokens_revoke_all
 from policy_app.selectors import policy_for
+from usage_app.budgets import budget_status
 from web_app.signin import signed_in_user, signin_url
 from web_app.throttle import sign_in_attempt, sign_in_succeeded
 
@@ -55,6 +56,7 @@ def _render(request: HttpRequest, user, *, password_form=None, created=None, sta
         "password_form": password_form or PasswordChangeForm(user), "created": created,
         "server_url": server_url(request), "token_name_max": TOKEN_NAME_MAX, "lifetimes": TOKEN_LIFETIMES,
         "now": timezone.now(), "policy_rows": policy_for(user).summary(),
+        "budgets": budget_status(person_id=user.id),
     }
     response = render(request, "web_app/account.html", context, status=status)
     response["Cache-Control"] = "no-store"  # a new token is on the page once, and never in a cache

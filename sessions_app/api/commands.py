@@ -61,6 +61,7 @@ class CommandListView(ApiView):
 
 class SessionCommandView(ApiView):
     operation_ids = {"POST": "session.command"}
+    answers = (429,)  # a usage budget is spent (usage_app.budgets)
 
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
@@ -73,6 +74,7 @@ class SessionCommandView(ApiView):
 
 class SessionInitView(ApiView):
     operation_ids = {"POST": "session.init"}
+    answers = (429,)  # a usage budget is spent (usage_app.budgets)
 
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
@@ -83,6 +85,7 @@ class SessionInitView(ApiView):
 
 class SessionSummarizeView(ApiView):
     operation_ids = {"POST": "session.summarize"}
+    answers = (429,)  # a usage budget is spent (usage_app.budgets)
 
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
@@ -117,6 +120,7 @@ class V2SkillListView(V2RequestView):
 
 class V2CompactView(ApiView):
     operation_ids = {"POST": "session.compact"}
+    answers = (429,)  # a usage budget is spent (usage_app.budgets)
 
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)

@@ -93,6 +93,7 @@ def _answer_wire(result) -> dict:
 
 class PromptView(ApiView):
     operation_ids = {"POST": "session.prompt"}
+    answers = (429,)  # a usage budget is spent (usage_app.budgets)
     # opencode documents an assistant message; with noReply it answers (as we do) the user message it stored.
     answer_schemas = {"POST": s.MESSAGE_WITH_PARTS}
 
@@ -107,6 +108,7 @@ class PromptView(ApiView):
 
 class PromptAsyncView(ApiView):
     operation_ids = {"POST": "session.prompt_async"}
+    answers = (429,)  # a usage budget is spent (usage_app.budgets)
 
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
@@ -135,6 +137,7 @@ class ShellView(ApiView):
 
 class V2PromptView(ApiView):
     operation_ids = {"POST": "session.prompt"}
+    answers = (429,)  # a usage budget is spent (usage_app.budgets)
     answer_schemas = {"POST": s.V2_MESSAGE}
 
     def post(self, request, sessionID: str):

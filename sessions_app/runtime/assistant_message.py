@@ -3,11 +3,15 @@ stores them while the step runs, through the store (store/messages.py, store/ses
 each write."""
 from __future__ import annotations
 
+from django.db import transaction
+
 from agentserver.loop import db
 from sessions_app.models import Session
 from sessions_app.runtime import parts
 from sessions_app.store import messages as message_store
 from sessions_app.store import sessions as session_store
+from usage_app.calls import ModelCall
+from usage_app.services import do_record_call
 
 
 class AssistantMessage:
@@ -50,17 +54,23 @@ class AssistantMessage:
     def fail(self, error: dict) -> None:
         self.info["error"] = error
 
-    async def finish_step(self, *, reason: str, cost: float, tokens: dict) -> None:
-        """The model call ended: its finish reason and usage on the message, and the session's totals."""
+    async def finish_step(self, *, reason: str, cost: float, tokens: dict, call: ModelCall | None = None) -> None:
+        """The model call ended: its finish reason and usage on the message, the session's totals and the
+        call's usage record (`call`)."""
         self.info["finish"] = reason
         self.info["tokens"] = tokens
         self.info["cost"] = float(self.info.get("cost") or 0) + cost
         if self.fenced:
+            # The message is the next runner's now, but this call was made and paid for here.
+            await db(do_record_call)(call=call)
             return
-        await db(_store_step_end)(self.session, dict(self.info), cost, tokens)
+        await db(_store_step_end)(self.session, dict(self.info), cost, tokens, call)
 
 
-def _store_step_end(session: Session, info: dict, cost: float, tokens: dict) -> None:
-    """The message and the session's totals in one hand-off to the runner's thread."""
-    message_store.message_save(session=session, info=info)
-    session_store.session_add_usage(session_id=session.id, cost=cost, tokens=tokens)
+def _store_step_end(session: Session, info: dict, cost: float, tokens: dict, call: ModelCall | None) -> None:
+    """The message, the session's totals and the usage record in one transaction: a crash leaves the call
+    counted with its step or not at all."""
+    with transaction.atomic():
+        message_store.message_save(session=session, info=info)
+        session_store.session_add_usage(session_id=session.id, cost=cost, tokens=tokens)
+        do_record_call(call=call)

@@ -137,6 +137,7 @@ class RunScope:
         except Exception:
             log.exception("step failed while aborting")
         if lost:
+            await processor.count_cut_call()
             await processor.tools.cancel()
             return "aborted"
         await processor.finalize_aborted()

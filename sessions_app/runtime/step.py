@@ -18,12 +18,13 @@ from agentserver.errors import ApiError
 from providers_app.errors import ProviderCallError, ProviderError
 from providers_app.stream import Finish, ReasoningDelta, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 from sessions_app.models import Session
-from sessions_app.runtime import parts, retry
+from sessions_app.runtime import metering, parts, retry
 from sessions_app.runtime.assistant_message import AssistantMessage
 from sessions_app.runtime.deltas import DeltaBuffer
 from sessions_app.runtime.step_snapshots import StepSnapshots
 from sessions_app.runtime.tool_execution import ToolCalls
 from sessions_app.store import messages as message_service
+from usage_app.calls import MeteredCall
 
 CHECKPOINT_SECONDS = 0.25
 
@@ -59,6 +60,7 @@ class StepProcessor:
         self.snapshots = step.snapshots or StepSnapshots(session=step.session, context=step.context,
                                                          config=step.config)
         self.finish: Finish | None = None
+        self.call: MeteredCall | None = None  # the model call of the current attempt, metered
         self.started = False
         self._last_checkpoint = 0.0
         self._deltas = DeltaBuffer(self._emit_delta)
@@ -109,16 +111,24 @@ class StepProcessor:
 
         step = self.step
         self.finish = None
+        await metering.check_budget(self.session)
+        self.call = call = metering.step_call(self.session, self.info)
         stream = stream_chat(
             context=step.context, provider_id=self.info["providerID"], model_id=self.info["modelID"],
             system=step.system, messages=step.messages,
             tools=[{"name": t.id, "description": t.description, "parameters": t.parameters}
                    for t in step.tools.values()],
-            temperature=step.temperature, headers={"x-session-id": self.session.id}, config=step.config)
-        async for event in stream:
-            await self._on_event(event)
-        if self.finish is None:
-            raise ProviderCallError("The model stream ended without finishing", is_retryable=True)
+            temperature=step.temperature, headers={"x-session-id": self.session.id}, config=step.config,
+            meter=call.meter)
+        try:
+            async for event in stream:
+                await self._on_event(event)
+            if self.finish is None:
+                raise ProviderCallError("The model stream ended without finishing", is_retryable=True)
+        except Exception:
+            # A failed attempt is counted with what it received, whether it is retried or ends the step.
+            await metering.record(call.ended("error"))
+            raise
 
     async def _forget_attempt(self) -> None:
         """Before a retry: what the failed attempt streamed is dropped, so the message holds each text once.
@@ -193,7 +203,8 @@ class StepProcessor:
         tokens = usage.wire()
         await self.save(self.new_part("step-finish", reason=finish.reason, cost=cost, tokens=tokens,
                                       **await self.snapshots.finish()))
-        await self.message.finish_step(reason=finish.reason, cost=cost, tokens=tokens)
+        call = self.call.ended("completed", cost=cost) if self.call is not None else None
+        await self.message.finish_step(reason=finish.reason, cost=cost, tokens=tokens, call=call)
         await self.snapshots.after(save_patch=self._save_patch, user_message_id=self.info.get("parentID"))
         if self.blocked:
             return "stop"
@@ -207,9 +218,15 @@ class StepProcessor:
         self.info["finish"] = "tool-calls"
 
     # ---- abort ------------------------------------------------------------------------------------
+    async def count_cut_call(self) -> None:
+        """The model call the abort cut (if one was under way and not counted yet), with what it received."""
+        if self.call is not None:
+            await metering.record(self.call.ended("aborted"))
+
     async def finalize_aborted(self) -> None:
         """After the stream task was cancelled: let tools notice the abort, then close whatever is still
         open, and the message ends aborted. No step-finish part, as the reference."""
+        await self.count_cut_call()
         await self.tools.cancel()
         await self._end_streams()
         now = now_ms()

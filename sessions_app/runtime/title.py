@@ -2,11 +2,13 @@
 still the default, when exactly one real user message exists; the hidden `title` agent on the small model."""
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 
 from agentserver.loop import free_db
 from sessions_app.models import Message, Session
+from sessions_app.runtime import metering
 from sessions_app.store.rows import session_row
 
 log = logging.getLogger(__name__)
@@ -65,16 +67,23 @@ async def generate_title(*, session_id: str, context, config: dict, model: tuple
         wanted = await free_db(_wanted)(session_id)
         if wanted is None:
             return
-        _, first = wanted
+        session, first = wanted
         provider_id, model_id = await free_db(_small_model)(context, config, model)
+        await metering.check_budget(session)
+        call = metering.title_call(session, provider_id, model_id)
         chunks = []
-        async for event in stream_chat(context=context, provider_id=provider_id, model_id=model_id,
-                                       system=[TITLE_PROMPT], tools=[], max_output=1024, config=config,
-                                       messages=[{"role": "user", "content": [
-                                           {"type": "text", "text": "Generate a title for this conversation:\n"},
-                                           {"type": "text", "text": first}]}]):
-            if isinstance(event, TextDelta):
-                chunks.append(event.text)
+        try:
+            async for event in stream_chat(context=context, provider_id=provider_id, model_id=model_id,
+                                           system=[TITLE_PROMPT], tools=[], max_output=1024, config=config,
+                                           meter=call.meter, messages=[{"role": "user", "content": [
+                                               {"type": "text", "text": "Generate a title for this conversation:\n"},
+                                               {"type": "text", "text": first}]}]):
+                if isinstance(event, TextDelta):
+                    chunks.append(event.text)
+        except BaseException as error:
+            await metering.record(call.ended("aborted" if isinstance(error, asyncio.CancelledError) else "error"))
+            raise
+        await metering.record(call.ended("completed"))
         title = clean_title("".join(chunks))
         if title:
             await free_db(_set_title)(session_id, title)

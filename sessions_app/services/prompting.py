@@ -23,6 +23,7 @@ from sessions_app.services.revert import (
 from sessions_app.store import messages as message_service
 from sessions_app.store.rows import parts_of
 from sessions_app.wire import part_wire
+from usage_app.budgets import check_prompt_allowed
 
 
 @dataclass(frozen=True)
@@ -36,10 +37,13 @@ class CheckedPrompt:
 
 def check_prompt(*, session: Session, body: dict, no_reply: bool = False) -> CheckedPrompt:
     """Everything that can refuse a prompt, changing nothing: the message id, the agent, the model (chosen
-    as if a staged revert were final), the parts (files readable and within the roots)."""
+    as if a staged revert were final), the parts (files readable and within the roots), a usage budget
+    that is spent (429)."""
     from sessions_app.runtime.agents import agent_get, default_agent_name
 
     message_service.check_new_message_id(session=session, message_id=body.get("messageID"))
+    if not no_reply:
+        check_prompt_allowed(person_id=session.owner_id, session_id=session.id)
     context = session_context(session)
     config = load_config(context)
     agent_name = body.get("agent") or default_agent_name(config)

@@ -28,8 +28,9 @@ class Reply:
     delay: float = 0.0                        # seconds before each delta
     break_after: int | None = None            # drop the connection after N deltas (no finish, no usage)
     finish: str | None = None                 # override the finish/stop reason (e.g. "length")
-    usage: dict = field(default_factory=lambda: {"input": 100, "output": 20, "reasoning": 0, "cache_read": 0,
-                                                 "cache_write": 0})
+    # None: the provider reports no usage (OpenAI protocol: no usage chunk)
+    usage: dict | None = field(default_factory=lambda: {"input": 100, "output": 20, "reasoning": 0,
+                                                        "cache_read": 0, "cache_write": 0})
 
     def text_deltas(self, text: str | None = None) -> list[str]:
         return split(self.text if text is None else text, self.chunks)

@@ -86,7 +86,7 @@ def _pieces(arguments: str) -> list[str]:
 def openai_reply(handler, body: dict, reply: Reply) -> None:
     model = body.get("model", "fake-model")
     text = reply.text if reply.text is not None else ("" if reply.tool_calls else None)
-    usage = reply.usage
+    usage = reply.usage or {"input": 0, "output": 0}
     wire_usage = {
         "prompt_tokens": usage["input"] + usage.get("cache_read", 0),
         "completion_tokens": usage["output"] + usage.get("reasoning", 0),
@@ -125,9 +125,10 @@ def openai_reply(handler, body: dict, reply: Reply) -> None:
             for piece in _pieces(json.dumps(args)):
                 out.delta(chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
         out.write(chunk({}, finish))
-        out.write("data: " + json.dumps({"id": "chatcmpl-fake", "object": "chat.completion.chunk",
-                                         "created": CREATED, "model": model, "choices": [],
-                                         "usage": wire_usage}) + "\n\n")
+        if reply.usage is not None:
+            out.write("data: " + json.dumps({"id": "chatcmpl-fake", "object": "chat.completion.chunk",
+                                             "created": CREATED, "model": model, "choices": [],
+                                             "usage": wire_usage}) + "\n\n")
         out.write("data: [DONE]\n\n")
         out.end()
     except _Break:
@@ -137,7 +138,7 @@ def openai_reply(handler, body: dict, reply: Reply) -> None:
 # ---------------------------------------------------------------- Anthropic messages
 def anthropic_reply(handler, body: dict, reply: Reply) -> None:
     model = body.get("model", "fake-model")
-    usage = reply.usage
+    usage = reply.usage or {"input": 0, "output": 0}
     stop = reply.finish or ("tool_use" if reply.tool_calls else "end_turn")
     text = reply.text if reply.text is not None else ("" if reply.tool_calls else None)
     if not body.get("stream"):

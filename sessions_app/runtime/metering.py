@@ -1,0 +1,40 @@
+"""Every model call the runtime makes is metered and counted once in the usage records (usage_app): a step's
+call with the step's end (runtime/assistant_message.py, one transaction), a failed or retried attempt when it
+fails, an aborted one when the abort closes the step, a title when it is made. Each is preceded by the
+budget check (usage_app.budgets)."""
+from __future__ import annotations
+
+from agentserver.loop import db
+from sessions_app.models import Session
+from usage_app.budgets import check_model_call
+from usage_app.calls import MeteredCall, ModelCall
+from usage_app.services import do_record_call
+
+
+def purpose_of(session: Session, info: dict) -> str:
+    if info.get("summary") or info.get("mode") == "compaction":
+        return "compaction"
+    return "subagent" if session.parent_id else "step"
+
+
+def step_call(session: Session, info: dict) -> MeteredCall:
+    """The meter of one attempt at the model call of the step writing `info` (its assistant message)."""
+    return MeteredCall(person_id=session.owner_id, session_id=session.id, message_id=info["id"],
+                       agent=info.get("agent") or info.get("mode") or "", purpose=purpose_of(session, info),
+                       provider_id=info.get("providerID") or "", model_id=info.get("modelID") or "")
+
+
+def title_call(session: Session, provider_id: str, model_id: str) -> MeteredCall:
+    return MeteredCall(person_id=session.owner_id, session_id=session.id, message_id="", agent="title",
+                       purpose="title", provider_id=provider_id, model_id=model_id)
+
+
+async def check_budget(session: Session) -> None:
+    """Before each model call: raises usage_app.budgets.BudgetSpent (a provider error) when a budget is spent."""
+    await db(check_model_call)(person_id=session.owner_id, session_id=session.id)
+
+
+async def record(call: ModelCall | None) -> None:
+    """Count a call on its own (one that did not end a step: failed, aborted, a title)."""
+    if call is not None:
+        await db(do_record_call)(call=call)

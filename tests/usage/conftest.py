@@ -1,0 +1,57 @@
+import datetime as dt
+
+import pytest
+
+from tests.runner.conftest import (  # noqa: F401  (the runner's fixtures: a fake provider, a session, its log)
+    _server_log_on_failure,
+    llm,
+    pytest_runtest_makereport,
+    session_of,
+)
+
+
+def records(**filters) -> list:
+    """alice's usage records (the live server writes them to the test database), oldest first."""
+    from usage_app.models import UsageRecord
+
+    return list(UsageRecord.objects.filter(**filters).order_by("at", "id"))
+
+
+def assistant_messages(persona, session_id: str) -> list[dict]:
+    return [m for m in persona.get(f"/session/{session_id}/message").json() if m["info"]["role"] == "assistant"]
+
+
+@pytest.fixture(autouse=True)
+def _no_records_left(alice):
+    from usage_app.models import UsageDay, UsageRecord
+
+    UsageRecord.objects.all().delete()
+    UsageDay.objects.all().delete()
+    yield
+
+
+@pytest.fixture
+def staff(server, transactional_db):
+    """An admin (staff) with an API token, no roots."""
+    from tests.conftest import make_persona
+
+    persona = make_persona("stella", server.url, None, staff=True)
+    yield persona
+    persona.client.close()
+
+
+def add_record(person, *, at: dt.datetime, session_id: str = "ses_usage_test", provider_id: str = "fake",
+               model_id: str = "fake-model", input_tokens: int = 100, output_tokens: int = 20, cost: float = 0.5,
+               outcome: str = "completed", priced: bool = True, call_id: str | None = None) -> None:
+    """A record as the runtime writes it (through usage_app's own store), at a chosen time."""
+    from agentserver import ids
+    from usage_app.calls import ModelCall
+    from usage_app.store import record_insert
+
+    user = getattr(person, "user", person)
+    record_insert(ModelCall(
+        call_id=call_id or ids.ascending("cal"), started_ms=int(at.timestamp() * 1000), person_id=user.id,
+        session_id=session_id, message_id="", agent="build", purpose="step", provider_id=provider_id,
+        model_id=model_id, input_tokens=input_tokens, output_tokens=output_tokens, reasoning_tokens=0,
+        cache_read_tokens=0, cache_write_tokens=0, cost=cost, priced=priced, usage_reported=True,
+        credential="config", duration_ms=10, outcome=outcome))

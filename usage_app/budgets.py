@@ -1,0 +1,225 @@
+"""Budgets, checked before every model call and every prompt: what a person has spent in the current day,
+week and month (usage time zone; records and rolled-up days alike) against the budgets that apply to them,
+and what their session has spent against AGENTSERVER_USAGE_SESSION_CAP_USD.
+
+The check reads what is committed, so on any worker of any host a call starts only while the budget is not
+spent; the overshoot is at most the calls already under way, each counted when it ends."""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import connection
+from django.db.models import Q, Sum
+
+from agentserver import events, sql
+from agentserver.errors import BudgetExceeded
+from providers_app.errors import ProviderCallError
+from usage_app.models import PERIODS, Budget, UsageDay, UsageRecord
+from usage_app.periods import day_start
+from usage_app.zone import usage_zone
+
+PERIOD_WORDS = {"day": "daily", "week": "weekly", "month": "monthly"}
+
+
+@dataclass(frozen=True)
+class Limit:
+    label: str                     # "your daily budget", "the weekly budget of group staff", "this session's cap"
+    amount: float
+    spent: float
+    resets_at: dt.datetime | None  # None: never (a session's cap)
+    warn_percent: int = 80
+
+    @property
+    def percent(self) -> int:
+        return int(self.spent * 100 / self.amount) if self.amount else 100
+
+    @property
+    def warning(self) -> bool:
+        return self.spent >= self.amount * self.warn_percent / 100
+
+    @property
+    def message(self) -> str:
+        resets = (f"; it resets at {self.resets_at.strftime('%Y-%m-%d %H:%M %Z')}" if self.resets_at
+                  else "; start a new session to go on")
+        return f"Usage budget spent: {self.label} is {_usd(self.amount)} and {_usd(self.spent)} is spent{resets}"
+
+    def details(self) -> dict:
+        return {"budget": self.label, "amountUSD": f"{self.amount:.4f}", "spentUSD": f"{self.spent:.4f}",
+                **({"resetsAt": self.resets_at.isoformat()} if self.resets_at else {})}
+
+
+def _usd(amount: float) -> str:
+    return f"${amount:.2f}" if amount >= 0.01 or amount == 0 else f"${amount:.4f}"
+
+
+class BudgetSpent(ProviderCallError):
+    """A model call refused because a budget is spent: on the assistant message as opencode's APIError (not
+    retryable), so every client shows it as it shows a provider's refusal."""
+
+    def __init__(self, limit: Limit):
+        super().__init__(limit.message, status_code=429, is_retryable=False)
+        self.limit = limit
+
+    def named(self) -> dict:
+        named = super().named()
+        named["data"]["metadata"] = self.limit.details()
+        return named
+
+
+def period_bounds(period: str, now: dt.datetime) -> tuple[dt.datetime, dt.datetime]:
+    """The calendar period (usage time zone) `now` lies in: [start, next start)."""
+    today = now.astimezone(usage_zone()).date()
+    if period == "day":
+        first, after = today, today + dt.timedelta(days=1)
+    elif period == "week":
+        first = today - dt.timedelta(days=today.weekday())
+        after = first + dt.timedelta(days=7)
+    else:
+        first = today.replace(day=1)
+        after = (first + dt.timedelta(days=32)).replace(day=1)
+    return day_start(first), day_start(after)
+
+
+def _budgets_query(person_id: int):
+    return (Budget.objects.filter(Q(scope="everyone") | Q(scope="person", person_id=person_id)
+                                  | Q(scope="group", group__user__id=person_id))
+            .values_list("scope", "period", "amount", "warn_percent", "group__name"))
+
+
+# Compiled once (agentserver.sql): the check runs before every model call.
+_BUDGETS = sql.Query(_budgets_query, lambda person_id: ["everyone", person_id, "person", person_id, "group"])
+
+
+@dataclass(frozen=True)
+class AppliedBudget:
+    scope: str
+    period: str
+    amount: Decimal
+    warn_percent: int
+    group_name: str | None
+
+
+def budgets_of(person_id: int) -> dict[str, AppliedBudget]:
+    """The budget that applies per period: the person's own, else the tightest of their groups' and everyone's."""
+    own: dict[str, AppliedBudget] = {}
+    shared: dict[str, AppliedBudget] = {}
+    for row in _BUDGETS.all(person_id):
+        budget = AppliedBudget(*row)
+        chosen = own if budget.scope == "person" else shared
+        if budget.period not in chosen or budget.amount < chosen[budget.period].amount:
+            chosen[budget.period] = budget
+    return {period: own.get(period) or shared[period] for period in PERIODS if period in own or period in shared}
+
+
+def _label(budget: AppliedBudget) -> str:
+    words = PERIOD_WORDS[budget.period]
+    if budget.scope == "person":
+        return f"your {words} budget"
+    if budget.scope == "group":
+        return f"the {words} budget of group {budget.group_name}"
+    return f"the {words} budget for everyone"
+
+
+def _at(value: dt.datetime):
+    return connection.ops.adapt_datetimefield_value(value)
+
+
+def _day(value: dt.date):
+    return connection.ops.adapt_datefield_value(value)
+
+
+def _person_records(person_key: int, day: dt.datetime, week: dt.datetime, month: dt.datetime):
+    return (UsageRecord.objects.filter(person_key=person_key, at__gte=min(week, month)).values("person_key")
+            .annotate(spent_day=Sum("cost", filter=Q(at__gte=day)), spent_week=Sum("cost", filter=Q(at__gte=week)),
+                      spent_month=Sum("cost", filter=Q(at__gte=month)))
+            .values_list("spent_day", "spent_week", "spent_month"))
+
+
+def _person_days(person_key: int, day: dt.date, week: dt.date, month: dt.date):
+    return (UsageDay.objects.filter(person_key=person_key, day__gte=min(week, month)).values("person_key")
+            .annotate(spent_day=Sum("cost", filter=Q(day__gte=day)), spent_week=Sum("cost", filter=Q(day__gte=week)),
+                      spent_month=Sum("cost", filter=Q(day__gte=month)))
+            .values_list("spent_day", "spent_week", "spent_month"))
+
+
+_PERSON_RECORDS = sql.Query(_person_records, lambda person_key, day, week, month: [
+    _at(day), _at(week), _at(month), _at(min(week, month)), person_key])
+_PERSON_DAYS = sql.Query(_person_days, lambda person_key, day, week, month: [
+    _day(day), _day(week), _day(month), _day(min(week, month)), person_key])
+_SESSION_RECORDS = sql.Query(
+    lambda session_id: UsageRecord.objects.filter(session_id=session_id).values("session_id")
+    .annotate(spent=Sum("cost")).values_list("spent", flat=True), lambda session_id: [session_id])
+_SESSION_DAYS = sql.Query(
+    lambda session_id: UsageDay.objects.filter(session_id=session_id).values("session_id")
+    .annotate(spent=Sum("cost")).values_list("spent", flat=True), lambda session_id: [session_id])
+
+
+def _person_spent(person_id: int, starts: dict[str, dt.datetime]) -> dict[str, float]:
+    """Cost in the current day, week and month, from the records and the rolled-up days (which start on
+    day boundaries)."""
+    records = _PERSON_RECORDS.first(person_id, starts["day"], starts["week"], starts["month"]) or (0, 0, 0)
+    local = [starts[period].astimezone(usage_zone()).date() for period in PERIODS]
+    days = _PERSON_DAYS.first(person_id, *local) or (0, 0, 0)
+    return {period: float(records[i] or 0) + float(days[i] or 0) for i, period in enumerate(PERIODS)}
+
+
+def _session_spent(session_id: str) -> float:
+    return float(_SESSION_RECORDS.first(session_id) or 0) + float(_SESSION_DAYS.first(session_id) or 0)
+
+
+def limits(*, person_id: int, session_id: str | None, now: dt.datetime | None = None) -> list[Limit]:
+    now = now or dt.datetime.now(dt.timezone.utc)
+    found: list[Limit] = []
+    budgets = budgets_of(person_id)
+    if budgets:
+        bounds = {period: period_bounds(period, now) for period in PERIODS}
+        spent = _person_spent(person_id, {period: start for period, (start, _) in bounds.items()})
+        found += [Limit(_label(budget), float(budget.amount), spent[period], bounds[period][1],
+                        budget.warn_percent) for period, budget in budgets.items()]
+    cap = float(getattr(settings, "USAGE_SESSION_CAP_USD", 0) or 0)
+    if cap > 0 and session_id:
+        found.append(Limit("this session's cap", cap, _session_spent(session_id), None))
+    return found
+
+
+def spent_limit(*, person_id: int, session_id: str | None) -> Limit | None:
+    """The first budget that is spent, or None."""
+    return next((limit for limit in limits(person_id=person_id, session_id=session_id)
+                 if limit.spent >= limit.amount), None)
+
+
+def check_model_call(*, person_id: int, session_id: str | None) -> None:
+    """Before a model call: BudgetSpent (a provider error the turn ends with) when a budget is spent."""
+    limit = spent_limit(person_id=person_id, session_id=session_id)
+    if limit is not None:
+        raise BudgetSpent(limit)
+
+
+def check_prompt_allowed(*, person_id: int, session_id: str | None) -> None:
+    """Before a prompt is stored: a 429 BudgetExceededError when a budget is spent."""
+    limit = spent_limit(person_id=person_id, session_id=session_id)
+    if limit is not None:
+        raise BudgetExceeded(limit.message, **limit.details())
+
+
+def budget_status(*, person_id: int) -> list[Limit]:
+    """The budgets that apply to a person now, with what is spent (their account page)."""
+    return limits(person_id=person_id, session_id=None)
+
+
+def publish_crossed_warnings(*, person_id: int, cost: float) -> None:
+    """After a call of `cost` was counted (in its transaction): a `usage.budget.warning` event to the person for
+    each budget whose warning threshold this call crossed (or whose amount it reached), on commit."""
+    if cost <= 0:
+        return
+    for limit in limits(person_id=person_id, session_id=None):
+        for threshold, kind in ((limit.amount * limit.warn_percent / 100, "warning"), (limit.amount, "spent")):
+            if limit.spent - cost < threshold <= limit.spent:
+                events.publish("usage.budget.warning", {"kind": kind, "message": limit.message if kind == "spent"
+                                                        else f"{limit.percent}% of {limit.label} is spent",
+                                                        "percent": limit.percent, **limit.details()},
+                               owner_id=person_id)

@@ -1,0 +1,41 @@
+"""Usage use cases: counting a model call (called by the runtime, inside the transaction of the step's end),
+rolling old records up per day."""
+from __future__ import annotations
+
+import datetime as dt
+
+from django.db import transaction
+
+from usage_app import store
+from usage_app.budgets import publish_crossed_warnings
+from usage_app.calls import ModelCall
+from usage_app.periods import day_start
+from usage_app.zone import usage_zone
+
+
+def do_record_call(*, call: ModelCall | None) -> None:
+    """Count one model call. Runs in the caller's transaction: a step's call is stored with the step's end,
+    so a crash leaves both or neither. A budget whose warning threshold it crosses is announced to the person."""
+    if call is not None and store.record_insert(call):
+        publish_crossed_warnings(person_id=call.person_id, cost=call.cost)
+
+
+def check_rollup_age(*, older_than_days: int) -> int:
+    if not isinstance(older_than_days, int) or older_than_days < 1 or older_than_days > 36_500:
+        raise ValueError("older than: a whole number of days from 1 to 36500")
+    return older_than_days
+
+
+def do_rollup(*, older_than_days: int) -> tuple[int, int]:
+    """Records of the days that ended `older_than_days` days ago or earlier (usage time zone) summed per day,
+    person, session, provider and model into UsageDay rows (added to any already there) and removed, in
+    one transaction; then, on PostgreSQL, the tables are vacuumed. Returns (records rolled up, day rows
+    written)."""
+    check_rollup_age(older_than_days=older_than_days)
+    today = dt.datetime.now(usage_zone()).date()
+    cutoff = day_start(today - dt.timedelta(days=older_than_days - 1))
+    with transaction.atomic():
+        rolled = store.roll_up_before(cutoff)
+    if rolled[0] and not transaction.get_connection().in_atomic_block:
+        store.tidy_after_rollup()
+    return rolled
