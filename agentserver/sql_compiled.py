@@ -80,7 +80,7 @@ def _leaves(args: tuple, sentinels: tuple) -> dict[tuple, Any]:
     out: dict[tuple, Any] = {}
     for index, (arg, sentinel) in enumerate(zip(args, sentinels)):
         if isinstance(sentinel, list):
-            out.update({(index, item): value for item, value in enumerate(sentinel)})
+            out.update({(index, item): value for item, value in enumerate(sentinel) if value is not arg[item]})
         elif sentinel is not arg:
             out[(index, None)] = sentinel
     return out
@@ -212,10 +212,13 @@ class _Statement:
         """The statement for this shape: lists as IN lists, else as JSON values (a list in an UPDATE's SET)."""
         try:
             return self._traced(args, as_they_are, lists_whole=False)
-        except (CompileError, EmptyResultSet):
+        except CompileError as as_in_lists:
             if not any(isinstance(arg, (list, tuple)) for arg in args):
                 raise
-            return self._traced(args, as_they_are, lists_whole=True)
+            try:
+                return self._traced(args, as_they_are, lists_whole=True)
+            except CompileError:
+                raise as_in_lists from None
 
     def _traced(self, args: tuple, as_they_are, *, lists_whole: bool) -> Any:
         if not lists_whole and any(isinstance(arg, (list, tuple)) and not arg for arg in args):
