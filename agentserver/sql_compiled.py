@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.core.exceptions import EmptyResultSet
+from django.core.exceptions import EmptyResultSet, ValidationError
 from django.db import connection, transaction
 from django.db.models.query import FlatValuesListIterable, ModelIterable, ValuesListIterable
 
@@ -101,7 +101,7 @@ def _same(compiled, expected) -> bool:
 class _Bind:
     """Where one parameter comes from: an argument (or an IN list's item), as it is, prepared by a field, or
     wrapped in the driver's type (psycopg's Int4 for a Value(int)); or a constant."""
-    __slots__ = ("arg", "item", "prepare", "constant")
+    __slots__ = ("arg", "constant", "item", "prepare")
 
     def __init__(self, arg=None, item=None, prepare=None, constant=None):
         self.arg, self.item, self.prepare, self.constant = arg, item, prepare, constant
@@ -156,7 +156,7 @@ def _prepares(field, sentinel, param) -> bool:
         return field is not type(sentinel) and isinstance(param, type(sentinel)) and param == sentinel
     try:
         return _same(param, field.get_db_prep_value(sentinel, connection, prepared=False))
-    except Exception:  # a sentinel this field cannot take (a date's text, say): not this field's value
+    except (TypeError, ValueError, ArithmeticError, ValidationError):  # not a value this field takes (a date)
         return False
 
 
