@@ -18,8 +18,7 @@ from auth_app.models import AuthAccount
 log = logging.getLogger(__name__)
 # Read for every model call (its credential) and every step (whether web search has a key): compiled once.
 _ACTIVE_ACCOUNT = sql.Query(
-    lambda owner_id, service_id: AuthAccount.objects.filter(owner_id=owner_id, service_id=service_id, active=True)[:1],
-    lambda owner_id, service_id: [owner_id, service_id])  # active=True compiles to the bare column
+    lambda owner_id, service_id: AuthAccount.objects.filter(owner_id=owner_id, service_id=service_id, active=True)[:1])
 
 CREDENTIAL_TYPES = ("api", "oauth")
 

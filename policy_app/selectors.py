@@ -36,8 +36,7 @@ def _scope(group: str | None, providers, models, restrict_mcp, local_commands, r
 # Read at every prompt, step and permission check: compiled once (agentserver.sql.Query).
 _ROWS = sql.Query(
     lambda user_id: Policy.objects.filter(Q(group__isnull=True) | Q(group__user__id=user_id))
-    .values_list("group__name", *FIELDS),
-    lambda user_id: [user_id])
+    .values_list("group__name", *FIELDS))
 
 
 def policy_for_user_id(user_id: int | None) -> EffectivePolicy:

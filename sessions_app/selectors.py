@@ -280,12 +280,10 @@ def session_context_messages(*, session: Session) -> list[tuple[Message, list[di
 # The model's history, read before every step: compiled once (agentserver.sql.Query). The parts are those of
 # the session's messages from `since` on, in one statement; values_list skips model instantiation.
 _MESSAGES_SINCE = sql.Query(
-    lambda session_id, since: Message.objects.filter(session_id=session_id, id__gte=since).order_by("id"),
-    lambda session_id, since: [since, session_id])
+    lambda session_id, since: Message.objects.filter(session_id=session_id, id__gte=since).order_by("id"))
 _PARTS_SINCE = sql.Query(
     lambda session_id, since: (Part.objects.filter(session_id=session_id, message_id__gte=since)
-                               .order_by("message_id", "id").values_list("message_id", "data")),
-    lambda session_id, since: [since, session_id])
+                               .order_by("message_id", "id").values_list("message_id", "data")))
 
 
 HISTORY_DEFAULT_LIMIT = 100

@@ -8,7 +8,7 @@ import orjson
 from agentserver import sql
 from sessions_app.models import Message, Part, Session, Share, Todo
 
-_SHARE = sql.Query(lambda session_id: Share.objects.filter(session_id=session_id)[:1], lambda session_id: [session_id])
+_SHARE = sql.Query(lambda session_id: Share.objects.filter(session_id=session_id)[:1])
 
 
 def _share_of(session: Session):

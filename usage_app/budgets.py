@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
-from django.db import connection
 from django.db.models import Q, Sum
 
 from agentserver import events, sql
@@ -91,7 +90,7 @@ def _budgets_query(person_id: int):
 
 
 # Compiled once (agentserver.sql): the check runs before every model call.
-_BUDGETS = sql.Query(_budgets_query, lambda person_id: ["everyone", person_id, "person", person_id, "group"])
+_BUDGETS = sql.Query(_budgets_query)
 
 
 @dataclass(frozen=True)
@@ -124,46 +123,39 @@ def _label(budget: AppliedBudget) -> str:
     return f"the {words} budget for everyone"
 
 
-def _at(value: dt.datetime):
-    return connection.ops.adapt_datetimefield_value(value)
 
 
-def _day(value: dt.date):
-    return connection.ops.adapt_datefield_value(value)
-
-
-def _person_records(person_key: int, day: dt.datetime, week: dt.datetime, month: dt.datetime):
-    return (UsageRecord.objects.filter(person_key=person_key, at__gte=min(week, month)).values("person_key")
+def _person_records(person_key: int, day: dt.datetime, week: dt.datetime, month: dt.datetime, since: dt.datetime):
+    return (UsageRecord.objects.filter(person_key=person_key, at__gte=since).values("person_key")
             .annotate(spent_day=Sum("cost", filter=Q(at__gte=day)), spent_week=Sum("cost", filter=Q(at__gte=week)),
                       spent_month=Sum("cost", filter=Q(at__gte=month)))
             .values_list("spent_day", "spent_week", "spent_month"))
 
 
-def _person_days(person_key: int, day: dt.date, week: dt.date, month: dt.date):
-    return (UsageDay.objects.filter(person_key=person_key, day__gte=min(week, month)).values("person_key")
+def _person_days(person_key: int, day: dt.date, week: dt.date, month: dt.date, since: dt.date):
+    return (UsageDay.objects.filter(person_key=person_key, day__gte=since).values("person_key")
             .annotate(spent_day=Sum("cost", filter=Q(day__gte=day)), spent_week=Sum("cost", filter=Q(day__gte=week)),
                       spent_month=Sum("cost", filter=Q(day__gte=month)))
             .values_list("spent_day", "spent_week", "spent_month"))
 
 
-_PERSON_RECORDS = sql.Query(_person_records, lambda person_key, day, week, month: [
-    _at(day), _at(week), _at(month), _at(min(week, month)), person_key])
-_PERSON_DAYS = sql.Query(_person_days, lambda person_key, day, week, month: [
-    _day(day), _day(week), _day(month), _day(min(week, month)), person_key])
+_PERSON_RECORDS = sql.Query(_person_records)
+_PERSON_DAYS = sql.Query(_person_days)
 _SESSION_RECORDS = sql.Query(
     lambda session_id: UsageRecord.objects.filter(session_id=session_id).values("session_id")
-    .annotate(spent=Sum("cost")).values_list("spent", flat=True), lambda session_id: [session_id])
+    .annotate(spent=Sum("cost")).values_list("spent", flat=True))
 _SESSION_DAYS = sql.Query(
     lambda session_id: UsageDay.objects.filter(session_id=session_id).values("session_id")
-    .annotate(spent=Sum("cost")).values_list("spent", flat=True), lambda session_id: [session_id])
+    .annotate(spent=Sum("cost")).values_list("spent", flat=True))
 
 
 def _person_spent(person_id: int, starts: dict[str, dt.datetime]) -> dict[str, float]:
     """Cost in the current day, week and month, from the records and the rolled-up days (which start on
     day boundaries)."""
-    records = _PERSON_RECORDS.first(person_id, starts["day"], starts["week"], starts["month"]) or (0, 0, 0)
+    records = _PERSON_RECORDS.first(person_id, starts["day"], starts["week"], starts["month"],
+                                    min(starts["week"], starts["month"])) or (0, 0, 0)
     local = [starts[period].astimezone(usage_zone()).date() for period in PERIODS]
-    days = _PERSON_DAYS.first(person_id, *local) or (0, 0, 0)
+    days = _PERSON_DAYS.first(person_id, *local, min(local[1:])) or (0, 0, 0)
     return {period: float(records[i] or 0) + float(days[i] or 0) for i, period in enumerate(PERIODS)}
 
 

@@ -52,8 +52,7 @@ class Server:
 
 # Read for every turn (its tools): compiled once (agentserver.sql.Query).
 _RUNTIME_ROWS = sql.Query(
-    lambda owner_id, project_id: McpServer.objects.filter(owner_id=owner_id, project_id=project_id).order_by("name"),
-    lambda owner_id, project_id: [owner_id, project_id])
+    lambda owner_id, project_id: McpServer.objects.filter(owner_id=owner_id, project_id=project_id).order_by("name"))
 
 
 def _runtime_servers(context) -> dict[str, Server]:

@@ -38,7 +38,7 @@ CONTINUE_TEXT = "Continue if you have next steps, or stop and ask for clarificat
 
 _COMPACTION_PART = sql.Query(
     lambda message_id: Part.objects.filter(message_id=message_id, type="compaction").order_by("id")
-    .values_list("data", flat=True)[:1], lambda message_id: [message_id, "compaction"])
+    .values_list("data", flat=True)[:1])
 
 
 def compaction_part(message_id: str) -> dict | None:
@@ -63,8 +63,7 @@ def user_message(*, session: Session, like: Message, continues: str, parts: list
 
 _USERS_AFTER = sql.Query(
     lambda session_id, after: (Message.objects.filter(session_id=session_id, role="user", id__gt=after)
-                               .order_by("id").values_list("id", "info")),
-    lambda session_id, after: [after, "user", session_id])
+                               .order_by("id").values_list("id", "info")))
 
 
 def continuation_of(session_id: str, message_id: str) -> str | None:

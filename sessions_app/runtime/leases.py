@@ -46,26 +46,21 @@ def acquire(session_id: str, holder: str) -> bool:
         return False
 
 
-# The runner's lease writes, several a prompt: compiled once (agentserver.sql.Change). The values bind SET
-# first, then WHERE (filter() keywords sorted, as Q sorts them).
+# The runner's lease writes, several a prompt: compiled once (agentserver.sql.Change).
 _TAKE = sql.Change(
     lambda session_id, holder: (
         SessionLease.objects.filter(session_id=session_id)
         .filter(Q(holder=holder) | Q(holder="") | Q(expires_at__lt=DatabaseNow())),
-        {"holder": holder, "expires_at": _until(), "updated": DatabaseNow()}),
-    lambda session_id, holder: [holder, LEASE_MS, session_id, holder, ""])
+        {"holder": holder, "expires_at": _until(), "updated": DatabaseNow()}))
 _RENEW = sql.Change(
     lambda session_id, holder: (SessionLease.objects.filter(session_id=session_id, holder=holder),
-                                {"expires_at": _until(), "updated": DatabaseNow()}),
-    lambda session_id, holder: [LEASE_MS, holder, session_id])
+                                {"expires_at": _until(), "updated": DatabaseNow()}))
 _SET_STATUS = sql.Change(
     lambda session_id, holder, status: (SessionLease.objects.filter(session_id=session_id, holder=holder),
-                                        {"status": status, "updated": DatabaseNow()}),
-    lambda session_id, holder, status: [sql.prepared(SessionLease, "status", status), holder, session_id])
+                                        {"status": status, "updated": DatabaseNow()}))
 _RELEASE = sql.Change(
     lambda session_id, holder: (SessionLease.objects.filter(session_id=session_id, holder=holder),
-                                {"holder": "", "expires_at": 0, "status": IDLE, "updated": DatabaseNow()}),
-    lambda session_id, holder: ["", 0, sql.prepared(SessionLease, "status", IDLE), holder, session_id])
+                                {"holder": "", "expires_at": 0, "status": IDLE, "updated": DatabaseNow()}))
 
 
 def _take(session_id: str, holder: str) -> bool:
@@ -95,8 +90,7 @@ def hand_over(session_id: str, holder: str) -> bool:
 
 # Asked by every waiting request at each wake-up: compiled once (agentserver.sql.Query).
 _LIVE = sql.Query(lambda session_id: (SessionLease.objects.filter(live(), session_id=session_id)
-                                      .values_list("session_id", flat=True)[:1]),
-                  lambda session_id: ["", session_id])
+                                      .values_list("session_id", flat=True)[:1]))
 
 
 def is_live(session_id: str) -> bool:

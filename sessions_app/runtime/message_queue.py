@@ -13,7 +13,7 @@ NO_REPLY_KEY = "_noReply"
 
 
 # Read by the runner before and after every turn and by every waiting request at each wake-up: compiled once
-# (agentserver.sql.Query). Arguments bind in the order Q sorts filter() keywords in.
+# (agentserver.sql.Query).
 
 
 def _prompts_after_query(session_id: str, after: str):
@@ -21,12 +21,8 @@ def _prompts_after_query(session_id: str, after: str):
             .exclude(info__has_key=NO_REPLY_KEY).order_by("id"))
 
 
-def _prompts_after_bind(session_id: str, after: str) -> list:
-    return [after, "user", session_id, sql.AS_COMPILED]  # the JSON key test's path, as each backend spells it
-
-
-_PROMPTS_AFTER = sql.Query(_prompts_after_query, _prompts_after_bind)
-_FIRST_PROMPT_AFTER = sql.Query(lambda *args: _prompts_after_query(*args)[:1], _prompts_after_bind)
+_PROMPTS_AFTER = sql.Query(_prompts_after_query)
+_FIRST_PROMPT_AFTER = sql.Query(lambda session_id, after: _prompts_after_query(session_id, after)[:1])
 
 
 def last_answered_user_id(session_id: str) -> str:

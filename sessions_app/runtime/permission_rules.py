@@ -98,5 +98,4 @@ def approvals_of(*, owner_id: int, project_id: str) -> list[dict]:
 # Read for every turn: compiled once (agentserver.sql.Query).
 _APPROVALS = sql.Query(
     lambda owner_id, project_id: (PermissionApproval.objects.filter(owner_id=owner_id, project_id=project_id)
-                                  .order_by("id").values_list("permission", "pattern")),
-    lambda owner_id, project_id: [owner_id, project_id])
+                                  .order_by("id").values_list("permission", "pattern")))

@@ -27,7 +27,7 @@ class Turns(Protocol):
 
 _SUBTASKS = sql.Query(
     lambda message_id: Part.objects.filter(message_id=message_id, type="subtask").order_by("id")
-    .values_list("data", flat=True), lambda message_id: [message_id, "subtask"])
+    .values_list("data", flat=True))
 
 
 def _subtasks_of(message_id: str) -> list[dict]:

@@ -8,22 +8,17 @@ from django.contrib.auth import get_user_model
 from agentserver import sql
 from sessions_app.models import Message, Part, Session
 
-_SESSION = sql.Query(lambda session_id: Session.objects.filter(id=session_id)[:1], lambda session_id: [session_id])
-_USER = sql.Query(lambda user_id: get_user_model().objects.filter(id=user_id)[:1], lambda user_id: [user_id])
+_SESSION = sql.Query(lambda session_id: Session.objects.filter(id=session_id)[:1])
+_USER = sql.Query(lambda user_id: get_user_model().objects.filter(id=user_id)[:1])
 _LATEST_ASSISTANT = sql.Query(
-    lambda session_id: Message.objects.filter(session_id=session_id, role="assistant").order_by("-id")[:1],
-    lambda session_id: ["assistant", session_id])  # Q sorts filter() keywords: role binds first
+    lambda session_id: Message.objects.filter(session_id=session_id, role="assistant").order_by("-id")[:1])
 _NEWEST_MESSAGE_ID = sql.Query(
-    lambda session_id: Message.objects.filter(session_id=session_id).order_by("-id").values_list("id", flat=True)[:1],
-    lambda session_id: [session_id])
+    lambda session_id: Message.objects.filter(session_id=session_id).order_by("-id").values_list("id", flat=True)[:1])
 _MESSAGE_SESSION = sql.Query(
-    lambda message_id: Message.objects.filter(id=message_id).values_list("session_id", flat=True)[:1],
-    lambda message_id: [message_id])
+    lambda message_id: Message.objects.filter(id=message_id).values_list("session_id", flat=True)[:1])
 _PART_MESSAGE = sql.Query(
-    lambda part_id: Part.objects.filter(id=part_id).values_list("message_id", flat=True)[:1],
-    lambda part_id: [part_id])
-_PARTS = sql.Query(lambda message_id: Part.objects.filter(message_id=message_id).order_by("id"),
-                   lambda message_id: [message_id])
+    lambda part_id: Part.objects.filter(id=part_id).values_list("message_id", flat=True)[:1])
+_PARTS = sql.Query(lambda message_id: Part.objects.filter(message_id=message_id).order_by("id"))
 
 
 def session_row(session_id: str) -> Session | None:

@@ -133,8 +133,7 @@ def session_add_usage(*, session_id: str, cost: float, tokens: dict) -> None:
 
 # After every step: compiled once (agentserver.sql.Query).
 _USAGE_FOR_UPDATE = sql.Query(
-    lambda session_id: Session.objects.select_for_update().filter(id=session_id).values_list("tokens", "cost")[:1],
-    lambda session_id: [session_id])
+    lambda session_id: Session.objects.select_for_update().filter(id=session_id).values_list("tokens", "cost")[:1])
 
 
 def _descendants(session: Session) -> list[Session]:
