@@ -2,7 +2,16 @@
 admin's list, cursor-paginated."""
 from rest_framework import serializers
 
-from agentserver.api import ApiView, CursorField, decode_cursor, encode_cursor, page, parse_query
+from agentserver.api import (
+    ApiView,
+    CursorField,
+    array,
+    decode_cursor,
+    encode_cursor,
+    page,
+    parse_query,
+    record,
+)
 from agentserver.errors import Forbidden
 from audit_app import selectors
 from audit_app.chain import micros
@@ -22,9 +31,23 @@ class AuditQuery(serializers.Serializer):
     cursor = CursorField("time", "id", required=False, allow_blank=True)
 
 
+STRING, INTEGER = {"type": "string"}, {"type": "integer"}
+NULLABLE_STRING, NULLABLE_INTEGER = {"type": ["string", "null"]}, {"type": ["integer", "null"]}
+AUDIT_RECORD = record({
+    "id": INTEGER, "time": STRING, "action": STRING, "outcome": {"enum": list(OUTCOMES)},
+    "actor": record({"person": NULLABLE_INTEGER, "name": STRING, "token": NULLABLE_INTEGER, "address": STRING,
+                     "userAgent": STRING, "session": NULLABLE_STRING, "description": STRING}),
+    "object": record({"type": STRING, "id": STRING}), "session": NULLABLE_STRING, "details": {"type": "object"},
+    "hash": STRING, "prevHash": STRING,
+})
+AUDIT_PAGE = record({"data": array(AUDIT_RECORD), "cursor": record({}, {"next": STRING})})
+
+
 class AuditListView(ApiView):
+    """Staff only: anyone else is refused (403) before the query is read."""
+
     operation_ids = {"GET": "audit.list"}
-    answers = (403,)
+    answer_schemas = {"GET": AUDIT_PAGE}
 
     def get(self, request):
         if not request.user.is_staff:
