@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextvars
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 MAX_USER_AGENT = 300
 
@@ -56,16 +56,18 @@ def client_of(request) -> tuple[str, str]:
     return meta.get("REMOTE_ADDR", "")[:64], meta.get("HTTP_USER_AGENT", "")[:MAX_USER_AGENT]
 
 
-_current: contextvars.ContextVar[Actor | None] = contextvars.ContextVar("audit_actor", default=None)
+_current: contextvars.ContextVar[Actor | Callable[[], Actor | None] | None] = contextvars.ContextVar(
+    "audit_actor", default=None)
 
 
-def act_as(actor: Actor) -> None:
-    """The actor of everything recorded from now on in this context (a request's, once authenticated)."""
+def act_as(actor: Actor | Callable[[], Actor | None]) -> None:
+    """The actor of everything recorded from now on in this context (a request's, once authenticated); a
+    callable is asked only when something is recorded (the browser's session is read only then)."""
     _current.set(actor)
 
 
 @contextmanager
-def acting(actor: Actor) -> Iterator[None]:
+def acting(actor: Actor | Callable[[], Actor | None]) -> Iterator[None]:
     reset = _current.set(actor)
     try:
         yield
@@ -74,4 +76,8 @@ def acting(actor: Actor) -> Iterator[None]:
 
 
 def current() -> Actor | None:
-    return _current.get()
+    actor = _current.get()
+    if callable(actor):
+        actor = actor()
+        _current.set(actor)
+    return actor
