@@ -8,8 +8,8 @@ import datetime
 import orjson
 from django.contrib import admin
 from django.core.paginator import Paginator
-from django.utils.dateparse import parse_date, parse_datetime
 from django.urls import reverse
+from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.functional import cached_property
 from django.utils.html import format_html
 

@@ -3,7 +3,11 @@ page, the admin's login, single sign-on): Django's auth signals are the one poin
 A refused attempt is a failure (wrong username or password) or refused (the throttle held it unchecked)."""
 from __future__ import annotations
 
-from django.contrib.auth.signals import user_logged_in, user_logged_out, user_login_failed
+from django.contrib.auth.signals import (
+    user_logged_in,
+    user_logged_out,
+    user_login_failed,
+)
 
 from audit_app.actors import Actor
 from audit_app.log import FAILURE, REFUSED, record

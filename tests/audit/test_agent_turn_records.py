@@ -5,7 +5,7 @@ shared by her; and a session.shell command is recorded as hers."""
 import threading
 
 from auth_app.models import ApiToken
-from tests.audit.helpers import details, records_after, last_id
+from tests.audit.helpers import details, last_id, records_after
 from tests.fakes.fixtures import Reply, configure_fake_provider
 from tests.runner.conftest import text_prompt, wait_idle, wait_until
 

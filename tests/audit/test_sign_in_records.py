@@ -1,6 +1,6 @@
 """Signing in, a refused sign-in and signing out each leave exactly one audit record, with who, from where
 and with what browser; the admin's login is recorded as the sign-in page's is."""
-from tests.audit.helpers import details, records_after, last_id
+from tests.audit.helpers import details, last_id, records_after
 from tests.web.conftest import csrf_of, sign_in_form
 
 BROWSER = {"User-Agent": "AuditTest/1.0 (a browser)"}
