@@ -31,6 +31,7 @@ class AuditRecord(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["actor_person", "id"], name="audit_person_id"),
+            models.Index(fields=["actor_name", "id"], name="audit_name_id"),
             models.Index(fields=["action", "id"], name="audit_action_id"),
             models.Index(fields=["object_type", "object_id", "id"], name="audit_object_id"),
             models.Index(fields=["session", "id"], name="audit_session_id"),
