@@ -13,7 +13,13 @@ SECRET_KEY = re.compile(r"pass(word|wd)?|secret|token|api[_-]?key|^key$|credenti
                         r"private|refresh|access|^env(ironment)?$|^headers$|client_secret|digest|^hash",
                         re.IGNORECASE)
 # Values that look like a secret wherever they appear (bearer tokens, our own tokens, provider keys).
-SECRET_VALUE = re.compile(r"\b(as_[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9_-]{16,}|Bearer\s+\S+|gh[pousr]_[A-Za-z0-9]{20,})")
+SECRET_VALUE = re.compile(
+    r"\b(as_[A-Za-z0-9_-]{20,}|(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}|(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}"
+    r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}"
+    r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})")
+# `NAME=value` / `name: value` where the name says secret (an exported key in a shell command, a header).
+SECRET_ASSIGNMENT = re.compile(r"(?i)\b(\w*(?:api[_-]?key|secret|token|password|passwd)\w*[\"']?)(\s*[=:]\s*)([\"']?)"
+                               r"[^\s\"',;]{6,}")
 
 
 def redact(value, *, depth: int = 0):
@@ -47,4 +53,5 @@ def redact(value, *, depth: int = 0):
 
 def text(value: str, limit: int = MAX_STRING) -> str:
     value = SECRET_VALUE.sub(REDACTED, value.replace("\x00", "\\0"))
+    value = SECRET_ASSIGNMENT.sub(rf"\1\2\3{REDACTED}", value)
     return value if len(value) <= limit else value[:limit] + f"… ({len(value)} characters)"
