@@ -38,10 +38,15 @@ def filtered(filters: AuditFilters) -> QuerySet[AuditRecord]:
         rows = rows.filter(session=filters.session)
     if filters.outcome:
         rows = rows.filter(outcome=filters.outcome)
+    # Positions are given in time order (audit_app/chain.py), so a time range is a range of ids: found by the
+    # time index at its two ends, then walked by the primary key like every other page.
     if filters.since:
-        rows = rows.filter(time__gte=filters.since)
+        first = AuditRecord.objects.filter(time__gte=filters.since).order_by("time").values_list("id", flat=True)[:1]
+        rows = rows.filter(id__gte=first[0]) if first else rows.none()
     if filters.until:
-        rows = rows.filter(time__lt=filters.until)
+        after = AuditRecord.objects.filter(time__gte=filters.until).order_by("time").values_list("id", flat=True)[:1]
+        if after:
+            rows = rows.filter(id__lt=after[0])
     if filters.q:
         rows = rows.filter(Q(details__icontains=filters.q) | Q(object_id=filters.q) | Q(actor_name=filters.q))
     return rows
