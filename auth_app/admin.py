@@ -3,11 +3,16 @@ tokens are shown once when created, credentials never after they are saved."""
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import GroupAdmin as DjangoGroupAdmin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.contrib.auth.models import Group
+from django.db import transaction
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from agentserver.errors import ApiError
+from audit_app.admin_changes import admin_actor, record_admin_delete, record_admin_save
+from audit_app.log import record
 from auth_app import accounts
 from auth_app.models import AllowedRoot, ApiToken, AuthAccount
 from auth_app.roots import RootRefused, check_root
@@ -51,7 +56,8 @@ class ApiTokenInline(admin.TabularInline):
 
 @admin.action(description="Create API token")
 def create_api_token(modeladmin, request, queryset):
-    created = [(user.get_username(), token_create(user=user, name="admin")[1]) for user in queryset]
+    actor = admin_actor(request)
+    created = [(user.get_username(), token_create(user=user, name="admin", actor=actor)[1]) for user in queryset]
     return TemplateResponse(request, "admin/auth_app/token_created.html", {
         **modeladmin.admin_site.each_context(request), "title": "API tokens created", "created": created,
         "back_url": reverse("admin:auth_user_changelist"),
@@ -66,12 +72,53 @@ class UserAdmin(DjangoUserAdmin):
     inlines = [AllowedRootInline, ApiTokenInline]
     actions = [create_api_token]
 
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        record_admin_save(request, obj=form.instance, form=form, formsets=formsets, change=change)
+
+    def delete_model(self, request, obj):
+        record_admin_delete(request, obj=obj)
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            record_admin_delete(request, obj=obj)
+        super().delete_queryset(request, queryset)
+
+    def user_change_password(self, request, id, form_url=""):
+        """The password form's change and its audit record in one transaction (never the password)."""
+        with transaction.atomic():
+            response = super().user_change_password(request, id, form_url)
+            if request.method == "POST" and response.status_code == 302:
+                record(action="password.changed", actor=admin_actor(request), object_type="user", object_id=id,
+                       details={"by": "an administrator, in the admin"})
+        return response
+
+
+admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class GroupAdmin(DjangoGroupAdmin):
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        record_admin_save(request, obj=form.instance, form=form, formsets=formsets, change=change)
+
+    def delete_model(self, request, obj):
+        record_admin_delete(request, obj=obj)
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            record_admin_delete(request, obj=obj)
+        super().delete_queryset(request, queryset)
+
 
 @admin.action(description="Revoke selected tokens (closes their open streams and terminals)")
 def revoke_tokens(modeladmin, request, queryset):
     count = 0
     for token in queryset.filter(revoked__isnull=True):
-        token_revoke(token=token)
+        token_revoke(token=token, actor=admin_actor(request))
         count += 1
     messages.success(request, f"Revoked {count} token(s).")
 
@@ -173,3 +220,16 @@ class AuthAccountAdmin(admin.ModelAdmin):
         # The admin reads obj.pk afterwards (redirects, log entries): hand it the saved row.
         obj.pk = obj.id = saved.id
         obj.owner, obj.service_id = saved.owner, saved.service_id
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        record_admin_save(request, obj=form.instance, form=form, formsets=formsets, change=change)
+
+    def delete_model(self, request, obj):
+        record_admin_delete(request, obj=obj)
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            record_admin_delete(request, obj=obj)
+        super().delete_queryset(request, queryset)

@@ -14,6 +14,8 @@ from django.utils.crypto import constant_time_compare
 from rest_framework import authentication, exceptions
 
 from agentserver.errors import REALM
+from audit_app.actors import Actor, act_as
+from auth_app.token_use import note_token_use
 from auth_app.tokens import live_token_ids, token_lookup, token_lookup_for_user
 
 # To a browser: a Basic challenge would make it prompt for a password (headless, the page's fetch never settles)
@@ -85,6 +87,9 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed(str(error))
         if token is None:
             return None
+        actor = Actor.person(token.user, token_id=token.pk, request=request)
+        act_as(actor)  # what this request does is recorded as this token's (audit_app/actors.py)
+        note_token_use(token=token, actor=actor)
         return token.user, token
 
     def authenticate_header(self, request):
@@ -239,6 +244,7 @@ class JsonOnlySessionAuthentication(authentication.SessionAuthentication):
         if session is None:
             return None
         self.enforce_csrf(request)
+        act_as(Actor.person(session.user, request=request))
         return session.user, None
 
     def enforce_csrf(self, request):

@@ -39,6 +39,17 @@ class ApiToken(models.Model):
         return f"{self.name} ({self.prefix}…)"
 
 
+class TokenAddress(models.Model):
+    """An address a token was used from: its first use from each is an audit record (auth_app/token_use.py)."""
+
+    token = models.ForeignKey(ApiToken, on_delete=models.CASCADE, related_name="addresses")
+    address = models.CharField(max_length=64)
+    first_seen = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["token", "address"], name="token_address_once")]
+
+
 
 
 class AuthAccount(models.Model):

@@ -10,6 +10,8 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from audit_app.actors import Actor
+from audit_app.log import record
 from auth_app.models import AllowedRoot, ApiToken
 
 TOKEN_PREFIX = "as_"
@@ -21,15 +23,23 @@ def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def token_create(*, user, name: str = "default",
-                 lifetime: datetime.timedelta | None = None) -> tuple[ApiToken, str]:
+def token_create(*, user, name: str = "default", lifetime: datetime.timedelta | None = None,
+                 actor: Actor | None = None) -> tuple[ApiToken, str]:
     """Returns the stored token and its secret; the secret cannot be recovered afterwards. `lifetime`: the
-    token expires that long from now (None: never)."""
+    token expires that long from now (None: never). `actor`: who asked (default: the request's, audit_app)."""
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     expires = timezone.now() + lifetime if lifetime is not None else None
-    token = ApiToken.objects.create(user=user, name=name, prefix=secret[:10], digest=_digest(secret),
-                                    expires=expires)
+    with transaction.atomic():
+        token = ApiToken.objects.create(user=user, name=name, prefix=secret[:10], digest=_digest(secret),
+                                        expires=expires)
+        _record_token(token, "token.created", actor, expires=expires.isoformat() if expires else None)
     return token, secret
+
+
+def _record_token(token: ApiToken, action: str, actor: Actor | None, **details) -> None:
+    record(action=action, actor=actor, object_type="token", object_id=token.pk,
+           details={"owner": token.user.get_username(), "ownerId": token.user_id, "name": token.name,
+                    "prefix": token.prefix, **details})
 
 
 def _standing() -> Q:
@@ -48,22 +58,28 @@ def token_of(*, user, token_id: int) -> ApiToken | None:
     return ApiToken.objects.filter(user=user, pk=token_id, revoked__isnull=True).first()
 
 
-def tokens_revoke_all(*, user) -> int:
+def tokens_revoke_all(*, user, actor: Actor | None = None) -> int:
     """Revoke every token of the user (a password change that asks for it); their connections close."""
     from agentserver import events
 
-    token_ids = list(ApiToken.objects.filter(user=user, revoked__isnull=True).values_list("id", flat=True))
-    ApiToken.objects.filter(id__in=token_ids).update(revoked=timezone.now())
+    with transaction.atomic():
+        tokens = list(ApiToken.objects.select_related("user").filter(user=user, revoked__isnull=True))
+        token_ids = [token.id for token in tokens]
+        ApiToken.objects.filter(id__in=token_ids).update(revoked=timezone.now())
+        for token in tokens:
+            _record_token(token, "token.revoked", actor, reason="all of the person's tokens")
     for token_id in token_ids:
         transaction.on_commit(lambda token_id=token_id: events.revoke_token(token_id))
     return len(token_ids)
 
 
-def token_revoke(*, token: ApiToken) -> None:
+def token_revoke(*, token: ApiToken, actor: Actor | None = None) -> None:
     from agentserver import events
 
     token.revoked = timezone.now()
-    token.save(update_fields=["revoked"])
+    with transaction.atomic():
+        token.save(update_fields=["revoked"])
+        _record_token(token, "token.revoked", actor)
     # Open event streams authenticated with this token close on the next tick.
     transaction.on_commit(lambda: events.revoke_token(token.id))
 

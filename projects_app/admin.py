@@ -1,6 +1,7 @@
 """Back office for projects, workspaces and per-user config."""
 from django.contrib import admin
 
+from audit_app.admin_changes import record_admin_delete, record_admin_save
 from projects_app.models import Project, UserConfig, Workspace
 
 
@@ -10,6 +11,19 @@ class ProjectAdmin(admin.ModelAdmin):
     list_filter = ("vcs",)
     search_fields = ("project_id", "owner__username", "name", "worktree")
     readonly_fields = ("time_created", "time_updated", "time_initialized")
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        record_admin_save(request, obj=form.instance, form=form, formsets=formsets, change=change)
+
+    def delete_model(self, request, obj):
+        record_admin_delete(request, obj=obj)
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            record_admin_delete(request, obj=obj)
+        super().delete_queryset(request, queryset)
 
 
 @admin.register(Workspace)
@@ -24,8 +38,34 @@ class WorkspaceAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False  # created through the API, which confines the directory and makes the worktree
 
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        record_admin_save(request, obj=form.instance, form=form, formsets=formsets, change=change)
+
+    def delete_model(self, request, obj):
+        record_admin_delete(request, obj=obj)
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            record_admin_delete(request, obj=obj)
+        super().delete_queryset(request, queryset)
+
 
 @admin.register(UserConfig)
 class UserConfigAdmin(admin.ModelAdmin):
     list_display = ("user",)
     search_fields = ("user__username",)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        record_admin_save(request, obj=form.instance, form=form, formsets=formsets, change=change)
+
+    def delete_model(self, request, obj):
+        record_admin_delete(request, obj=obj)
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            record_admin_delete(request, obj=obj)
+        super().delete_queryset(request, queryset)

@@ -27,6 +27,7 @@ from django.db.models import QuerySet
 
 from agentserver import events, ids, paths, sandbox
 from agentserver.errors import BadRequest, Conflict, NotFound
+from audit_app.log import record
 from auth_app.tokens import roots_of
 from projects_app import workspace_git as git
 from projects_app.contexts import GLOBAL_PROJECT, git_info
@@ -205,6 +206,8 @@ def workspace_create(*, user, type: str, project_id: str | None = None, name: st
     try:
         with transaction.atomic():
             workspace.save(force_insert=True)
+            record(action="worktree.created", object_type="workspace", object_id=workspace.id,
+                   details={"directory": workspace.directory, "branch": branch, "project": project.project_id})
     except Exception:
         git.worktree_remove(repo, target)
         raise
@@ -248,6 +251,9 @@ def workspace_delete(*, user, workspace_id: str, remove_files: bool = False) -> 
         files_removed = not os.path.exists(workspace.directory)
     with transaction.atomic():
         Workspace.objects.filter(pk=workspace.pk).delete()
+        if workspace.created_by_server:
+            record(action="worktree.removed", object_type="workspace", object_id=workspace.id,
+                   details={"directory": workspace.directory, "branch": workspace.branch, "filesRemoved": files_removed})
     detached = _release(user, workspace_id)
     events.publish("workspace.removed", {"workspaceID": workspace_id, "info": body}, owner_id=user.pk,
                    directory=body["directory"], workspace_id=workspace_id)

@@ -5,12 +5,20 @@ pty.deleted."""
 from django.db import transaction
 
 from agentserver import events, workers
+from audit_app.actors import Actor
+from audit_app.log import record
 from pty_app.models import Pty
 
 
 def publish(type_: str, properties: dict, row: Pty) -> None:
     events.publish(type_, properties, owner_id=row.owner_id, directory=row.directory,
                    workspace_id=row.workspace_id, project_id=row.project_id)
+
+
+def record_closed(row: Pty, *, reason: str, exit_code: int | None = None, actor: Actor | None = None) -> None:
+    """The audit record of a terminal's end, written by whoever deletes its row, in that transaction."""
+    record(action="pty.closed", actor=actor or Actor.system("terminal manager"), object_type="pty", object_id=row.id,
+           details={"owner": row.owner_id, "command": row.command, "reason": reason, "exitCode": exit_code})
 
 
 def pty_exited(*, pty_id: str, exit_code: int | None, announce_exit: bool) -> None:
@@ -22,6 +30,7 @@ def pty_exited(*, pty_id: str, exit_code: int | None, announce_exit: bool) -> No
     with transaction.atomic():
         if not Pty.objects.filter(id=pty_id).delete()[0]:
             return
+        record_closed(row, reason="exited", exit_code=exit_code)
         if announce_exit:
             publish("pty.exited", {"id": pty_id, "exitCode": exit_code if exit_code is not None else 0}, row)
         publish("pty.deleted", {"id": pty_id}, row)
@@ -33,6 +42,7 @@ def remove_orphans(rows: list[Pty]) -> None:
     for row in rows:
         with transaction.atomic():
             if Pty.objects.filter(id=row.id, worker_id=row.worker_id).delete()[0]:
+                record_closed(row, reason="its worker is gone")
                 publish("pty.deleted", {"id": row.id}, row)
 
 

@@ -9,11 +9,13 @@ from django.db import transaction
 from agentserver import ids, paths, sandbox
 from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest, NotFound, TooManyRequests
+from audit_app.actors import current as current_actor
+from audit_app.log import record
 from auth_app.tokens import roots_of
 from projects_app.contexts import default_directory
 from pty_app import conf, selectors
 from pty_app.environment import child_environment, default_shell
-from pty_app.exits import publish
+from pty_app.exits import publish, record_closed
 from pty_app.manager import HOST, SpawnFailed, get_manager
 from pty_app.models import Pty, now_ms
 from pty_app.terminal import SpawnSpec
@@ -82,7 +84,10 @@ def pty_create(*, context: RuntimeContext, command: str | None = None, args: lis
         manager.release(pty_id)
         Pty.objects.filter(id=pty_id).delete()
         raise BadRequest(f"Could not start {command}: {error}", kind="Body") from error
-    Pty.objects.filter(id=pty_id).update(pid=row.pid)
+    with transaction.atomic():
+        Pty.objects.filter(id=pty_id).update(pid=row.pid)
+        record(action="pty.opened", object_type="pty", object_id=pty_id,
+               details={"command": command, "args": args, "cwd": real_cwd, "directory": context.directory})
     publish("pty.created", {"info": pty_wire(row)}, row)
     manager.mark_ready(pty_id)
     return row
@@ -128,6 +133,7 @@ def pty_remove(*, user, pty_id: str) -> None:
     with transaction.atomic():
         if not Pty.objects.filter(id=pty_id).delete()[0]:
             raise NotFound(f"PTY session not found: {pty_id}", ptyID=pty_id)
+        record_closed(row, reason="removed", actor=current_actor())
         publish("pty.deleted", {"id": pty_id}, row)
     # The row is gone (GET is 404 from now on); the process group follows.
     _owner_request(row, {"type": "pty.kill"})

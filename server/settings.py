@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "channels",
     "agentserver",
+    "audit_app",
     "auth_app",
     "policy_app",
     "projects_app",
@@ -94,6 +95,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "audit_app.middleware.RequestActorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -332,3 +334,12 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("AGENTSERVER_LOG_LEVEL", "WARNING")},
 }
+# Every committed audit record as one JSON line (docs/audit.md), for a SIEM: to this file when set (any other
+# handler can be attached to the `agentserver.audit` logger instead).
+AUDIT_LOG_FILE = os.environ.get("AGENTSERVER_AUDIT_LOG_FILE", "")
+if AUDIT_LOG_FILE:
+    LOGGING["formatters"] = {"audit_line": {"format": "%(message)s"}}
+    LOGGING["handlers"]["audit_file"] = {"class": "logging.handlers.WatchedFileHandler",
+                                         "filename": AUDIT_LOG_FILE, "formatter": "audit_line"}
+    LOGGING["loggers"] = {"agentserver.audit": {"handlers": ["audit_file"], "level": "INFO",
+                                                "propagate": False}}

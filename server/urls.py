@@ -11,6 +11,7 @@ from django.urls import include, path, re_path
 from django.views.static import serve as serve_static
 
 from agentserver.api import route
+from audit_app import urls as audit_urls
 from auth_app import urls as auth_urls
 from projects_app import urls as projects_urls
 from providers_app import urls as providers_urls
@@ -22,7 +23,7 @@ from usage_app import urls as usage_urls
 from web_app import urls as web_urls
 from web_app.signin import AdminSignInForm
 
-APPS = [tui_urls, sessions_urls, pty_urls, usage_urls, providers_urls, projects_urls, auth_urls]
+APPS = [tui_urls, sessions_urls, pty_urls, usage_urls, providers_urls, projects_urls, auth_urls, audit_urls]
 
 original: list = [
     route("global/health", health.HealthView, "global.health"),

@@ -57,6 +57,8 @@ def _empty_the_tables(test_case) -> None:
                                                                                 include_views=False)
                 if table not in kept]
         with transaction.atomic(using=alias), connection.cursor() as cursor:
+            if connection.vendor == "postgresql":  # the audit log's trigger lets retention's DELETE alone through
+                cursor.execute("SELECT set_config('agentserver.audit_retention', 'on', true)")
             for table in _tables_to_empty[alias]:
                 cursor.execute(f"DELETE FROM {connection.ops.quote_name(table)}")
 

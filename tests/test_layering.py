@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("agentserver", "auth_app", "policy_app", "projects_app", "providers_app", "pty_app", "sessions_app",
-            "tui_app", "web_app", "server", "usage_app")
+PACKAGES = ("agentserver", "audit_app", "auth_app", "policy_app", "projects_app", "providers_app", "pty_app",
+            "sessions_app", "tui_app", "web_app", "server", "usage_app")
 
 
 def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
@@ -72,6 +72,9 @@ PLANTED = {
     "a package __init__ importing its own modules": (
         "sessions_app.runtime.tools.__init__", "from sessions_app.runtime.tools import bash  # noqa: F401",
         "modules import each other in a cycle:\n\n- sessions_app.runtime.tools -> sessions_app.runtime.tools.bash"),
+    "the audit log importing an app it records": (
+        "audit_app.log", "from auth_app import tokens  # noqa: F401",
+        "audit_app is not allowed to import auth_app"),
     "terminals reaching into sessions": (
         "pty_app.services", "from sessions_app import selectors  # noqa: F401",
         "pty_app is not allowed to import sessions_app"),

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import update_session_auth_hash
 from django.contrib.auth.forms import PasswordChangeForm
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -17,6 +18,8 @@ from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
 
 from agentserver import events
+from audit_app.actors import Actor
+from audit_app.log import record
 from auth_app.authentication import user_credential_id
 from auth_app.tokens import roots_of, token_create, token_of, token_revoke, tokens_of, tokens_revoke_all
 from policy_app.selectors import policy_for
@@ -94,7 +97,7 @@ def token_new(request: HttpRequest) -> HttpResponse:
         messages.error(request, f"Choose how long the token lasts: {choices}.")
         return _render(request, user, status=400)
     lifetime = datetime.timedelta(days=int(days)) if days else None
-    token, secret = token_create(user=user, name=name, lifetime=lifetime)
+    token, secret = token_create(user=user, name=name, lifetime=lifetime, actor=Actor.person(user, request=request))
     created = {"token": token, "secret": secret, "commands": connect_commands(request, user, secret)}
     return _render(request, user, created=created, status=201)
 
@@ -110,7 +113,7 @@ def token_remove(request: HttpRequest, token_id: int) -> HttpResponse:
     token = token_of(user=user, token_id=token_id)
     if token is None:
         raise Http404("No such token")
-    token_revoke(token=token)
+    token_revoke(token=token, actor=Actor.person(user, request=request))
     messages.success(request, f"Token “{token.name}” ({token.prefix}…) revoked: clients using it are signed out.")
     return redirect(ACCOUNT_PATH)
 
@@ -135,12 +138,17 @@ def password_change(request: HttpRequest) -> HttpResponse:
             sign_in_succeeded(attempt)  # the old password was right; only the new one was refused
         return _render(request, user, password_form=form, status=400)
     sign_in_succeeded(attempt)
-    form.save()
+    revoke = request.POST.get("revoke_tokens") == "on"
+    actor = Actor.person(user, request=request)
+    with transaction.atomic():
+        form.save()
+        record(action="password.changed", actor=actor, object_type="user", object_id=user.pk,
+               details={"by": "the person, on the account page", "signedOutClients": revoke})
+        revoked = tokens_revoke_all(user=form.user, actor=actor) if revoke else 0
     # This browser stays signed in; every other session ends (its auth hash no longer matches), and so do
     # the connections it opened (agentserver.connections).
     update_session_auth_hash(request, form.user)
-    if request.POST.get("revoke_tokens") == "on":
-        revoked = tokens_revoke_all(user=form.user)
+    if revoke:
         events.revoke_token(user_credential_id(form.user))  # terminals opened with a one-time ticket
         messages.success(request, f"Password changed. {revoked} API token(s) revoked: clients using them are "
                                   "signed out.")

@@ -25,6 +25,8 @@ from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.utils import import_from_settings
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
+from audit_app.actors import Actor
+from audit_app.log import record
 from web_app.models import SingleSignOnIdentity
 
 _DISCOVERED = {"OIDC_OP_AUTHORIZATION_ENDPOINT": "authorization_endpoint",
@@ -81,6 +83,8 @@ def identity_user(*, issuer: str, subject: str, claims: dict):
         user = User.objects.create_user(username=_free_username(claims), email=email or "")
         user.set_unusable_password()
         user.save(update_fields=["password"])
+        record(action="auth.account_created", actor=Actor.person(user), object_type="user", object_id=user.pk,
+               details={"issuer": issuer, "subject": subject, "username": user.get_username()})
     if user is None:
         return None
     try:

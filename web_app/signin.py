@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import authenticate, login, logout
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -76,7 +77,8 @@ def signin(request: HttpRequest) -> HttpResponse:
     if user is None:
         return _page(request, next_path=next_path, username=username, status=401,
                      error="Wrong username or password.")
-    login(request, user)
+    with transaction.atomic():  # the session and its audit record (web_app/sign_in_records.py) together
+        login(request, user)
     return redirect(next_path)
 
 
@@ -96,7 +98,8 @@ def signout(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
     stream_id = browser_stream_id(request.session.session_key)
-    logout(request)
+    with transaction.atomic():
+        logout(request)
     if stream_id:
         events.revoke_token(stream_id)  # the browser's open event streams end with its session
     return redirect(SIGNIN_PATH)

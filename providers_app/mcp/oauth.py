@@ -18,6 +18,7 @@ from django.db import transaction
 
 from agentserver.clock import now_ms
 from agentserver.errors import Conflict
+from audit_app.log import record
 from auth_app import crypto
 from auth_app.models import AuthAccount
 from providers_app.mcp import configs, registry
@@ -164,6 +165,7 @@ def oauth_callback(*, context, name: str, code: str) -> dict:
         account_create(user=context.user, service_id=_service(name), credential=credential,
                        description=f"MCP server {name}", active=True)
         row.delete()
+        record(action="mcp.authorized", object_type="mcp", object_id=name, details={"project": context.project_id})
     registry.forget_connections(context, name)
     return registry.server_status(context=context, name=name)
 

@@ -17,6 +17,7 @@ from django.db import transaction
 from agentserver import events, sql
 from agentserver import loop as server_loop
 from agentserver.errors import BadRequest, Conflict, NotFound
+from audit_app.log import record
 from auth_app import crypto
 from policy_app.config_layer import mcp_refusal
 from policy_app.selectors import policy_for
@@ -224,6 +225,8 @@ def server_create(*, context, name: str, config: dict) -> dict:
     with transaction.atomic():
         McpServer.objects.update_or_create(owner=context.user, project_id=context.project_id, name=name,
                                            defaults={"ciphertext": crypto.encrypt_json(clean)})
+        record(action="mcp.added", object_type="mcp", object_id=name,
+               details={"project": context.project_id, "config": clean})  # its env and headers: redacted
     forget_connections(context, name)
     events.publish_context("mcp.tools.changed", {"server": name}, context)
     server = _confined(context, Server(name, clean, None, "runtime"))

@@ -10,6 +10,7 @@ from django.db import transaction
 
 from agentserver import events
 from agentserver.errors import ApiError
+from audit_app.log import record
 from auth_app import crypto
 from policy_app.config_layer import mcp_refusal
 from projects_app.config import config_override_merge
@@ -26,15 +27,17 @@ def _set_enabled(context, name: str, enabled: bool) -> None:
     server = registry.server_get(context, name)
     if enabled and server.refused_by:
         raise mcp_refusal(name, server.refused_by)
-    if server.source == "runtime" and server.config is not None:
-        with transaction.atomic():
+    with transaction.atomic():
+        if server.source == "runtime" and server.config is not None:
             # The stored config, not the resolved one (whose cwd is already made absolute).
             row = McpServer.objects.select_for_update().get(owner=context.user, project_id=context.project_id,
                                                              name=name)
             row.ciphertext = crypto.encrypt_json({**crypto.decrypt_json(row.ciphertext), "enabled": enabled})
             row.save(update_fields=["ciphertext"])
-    else:
-        config_override_merge(context=context, patch={"mcp": {name: {"enabled": enabled}}})
+        else:
+            config_override_merge(context=context, patch={"mcp": {name: {"enabled": enabled}}})
+        record(action="mcp.connected" if enabled else "mcp.disconnected", object_type="mcp", object_id=name,
+               details={"project": context.project_id, "source": server.source})
     registry.forget_connections(context, name)
     events.publish_context("mcp.tools.changed", {"server": name}, context)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from django.db import transaction
 
 from agentserver.loop import db
+from audit_app.actors import Actor
+from audit_app.log import record
 from sessions_app.models import Session
 from sessions_app.runtime import parts
 from sessions_app.store import messages as message_store
@@ -32,12 +34,16 @@ class AssistantMessage:
     def new_part(self, kind: str, **fields) -> dict:
         return parts.new_part(self.session.id, self.id, kind, **fields)
 
-    async def save_part(self, part: dict) -> None:
+    async def save_part(self, part: dict, *, audit: dict | None = None) -> None:
+        """`audit`: the fields of the audit record written with it (a settled tool call's), in one transaction."""
         new = part["id"] not in self.parts
         self.parts[part["id"]] = part
         if self.fenced:
             return
-        await db(message_store.part_save)(session=self.session, part=part, new=new)
+        if audit is None:
+            await db(message_store.part_save)(session=self.session, part=part, new=new)
+        else:
+            await db(_store_with_record)(self.session, part, new, audit)
 
     async def remove_part(self, part: dict) -> None:
         self.parts.pop(part["id"], None)
@@ -65,6 +71,12 @@ class AssistantMessage:
             await db(do_record_call)(call=call)
             return
         await db(_store_step_end)(self.session, dict(self.info), cost, tokens, call)
+
+
+def _store_with_record(session: Session, part: dict, new: bool, audit: dict) -> None:
+    with transaction.atomic():
+        message_store.part_save(session=session, part=part, new=new)
+        record(actor=Actor.agent(session_id=session.id, person_id=session.owner_id), session_id=session.id, **audit)
 
 
 def _store_step_end(session: Session, info: dict, cost: float, tokens: dict, call: ModelCall | None) -> None:

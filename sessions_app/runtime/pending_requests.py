@@ -15,6 +15,9 @@ from django.db import models, transaction
 
 from agentserver import ids
 from agentserver.loop import free_db
+from audit_app.actors import Actor
+from audit_app.actors import current as current_actor
+from audit_app.log import record
 from sessions_app.models import Session
 from sessions_app.store.messages import publish_for
 
@@ -43,7 +46,16 @@ def create(kind: RequestKind, session: Session, *, tool_ref: dict | None, reques
         row = kind.model.objects.create(id=request_id or ids.ascending(kind.prefix), session=session,
                                         tool=tool_ref or None, **fields)
         publish_for(session, kind.event("asked"), kind.wire(row))
+        _record(kind, row, "asked", {"tool": tool_ref or None, **fields})
     return row
+
+
+def _record(kind: RequestKind, row, happened: str, details: dict) -> None:
+    """The audit record of a request asked or settled: by the person whose request this is (a reply), else by
+    the agent of the session, on its owner's behalf (asking, or rejecting on abort)."""
+    actor = current_actor() or Actor.agent(session_id=row.session_id, person_id=row.session.owner_id)
+    record(action=kind.event(happened), actor=actor, object_type=kind.name, object_id=row.id,
+           session_id=row.session_id, details=details)
 
 
 def asked_before(kind: RequestKind, session: Session, tool_ref: dict | None, *, look_back: int,
@@ -73,6 +85,7 @@ def settle(kind: RequestKind, row, *, status: str, happened: str, stored: dict |
     row.save(update_fields=["status", *(stored or {})])
     publish_for(row.session, kind.event(happened),
                 {"sessionID": row.session_id, "requestID": row.id, **(announced or {})})
+    _record(kind, row, happened, {"status": status, **(stored or {})})
 
 
 def _reject_if_pending(kind: RequestKind, request_id: str) -> None:

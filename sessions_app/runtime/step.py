@@ -73,9 +73,9 @@ class StepProcessor:
     def new_part(self, kind: str, **fields) -> dict:
         return self.message.new_part(kind, **fields)
 
-    async def save(self, part: dict) -> None:
+    async def save(self, part: dict, *, audit: dict | None = None) -> None:
         self._deltas.flush()  # a part's deltas go out before its next message.part.updated
-        await self.message.save_part(part)
+        await self.message.save_part(part, audit=audit)
 
     def _emit_delta(self, part: dict, delta: str) -> None:
         session = self.session

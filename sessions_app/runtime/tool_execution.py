@@ -9,6 +9,7 @@ import time
 from typing import Awaitable, Callable
 
 from sessions_app.runtime import parts
+from sessions_app.runtime.tool_audit import tool_call_entry
 from sessions_app.runtime.tool_registry import get_tool, legacy_tool
 from sessions_app.runtime.tools.base import PermissionRejected, ToolContext, ToolError
 
@@ -19,9 +20,10 @@ DOOM_LOOP_THRESHOLD = 3
 
 class ToolCalls:
     """The tool calls of one step, whose parts belong to its AssistantMessage (runtime/assistant_message.py);
-    `save` writes one (the step's writer: it sends the step's pending deltas first)."""
+    `save` writes one (the step's writer: it sends the step's pending deltas first), and a settled call's
+    part with its audit record (`audit=`, tool_audit.py) in one transaction."""
 
-    def __init__(self, *, step, message, save: Callable[[dict], Awaitable[None]]):
+    def __init__(self, *, step, message, save: Callable[..., Awaitable[None]]):
         self.step = step
         self.message = message
         self.save = save
@@ -150,4 +152,4 @@ class ToolCalls:
         pending = part.pop("_flush", None)
         if pending and pending.get("task"):
             pending["task"].cancel()
-        await self.save(parts.stored(part))
+        await self.save(parts.stored(part), audit=tool_call_entry(part))

@@ -14,6 +14,8 @@ import uuid
 
 from django.db import transaction
 
+from audit_app.log import record
+
 from agentserver import ids, sandbox, workers
 from agentserver import loop as server_loop
 from agentserver.clock import now_ms
@@ -140,6 +142,8 @@ def _run(session: Session, context, agent: str, model: dict, command: str, holde
         message_service.part_save(session=session, part=note)
         assistant = message_service.message_save(session=session, info=info)
         message_service.part_save(session=session, part=part)
+        record(action="session.shell", object_type="session", object_id=session.id, session_id=session.id,
+               details={"command": command, "agent": agent, "messageID": user_id, "callID": part["callID"]})
     if finalized:
         revert_summarize(session=session)
 

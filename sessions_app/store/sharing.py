@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from agentserver.errors import Forbidden, NotFound, PolicyError
+from audit_app.log import record
 from policy_app.selectors import policy_for_user_id
 from sessions_app.models import Message, Part, Session, Share
 from sessions_app.store.messages import publish_for
@@ -53,6 +54,8 @@ def session_share(*, session: Session, base_url: str | None, context=None) -> Se
             with transaction.atomic():
                 Share.objects.create(session=session, slug=slug, secret=secrets.token_urlsafe(32),
                                      url=f"{share_base_url(base_url)}/share/{slug}")
+                record(action="session.shared", object_type="session", object_id=session.id, session_id=session.id,
+                       details={"slug": slug})
         except IntegrityError:
             pass  # a concurrent share of the same session won; its URL stands
     return _refreshed(session)
@@ -60,7 +63,9 @@ def session_share(*, session: Session, base_url: str | None, context=None) -> Se
 
 def session_unshare(*, session: Session) -> Session:
     with transaction.atomic():
-        Share.objects.filter(session=session).delete()
+        removed, _ = Share.objects.filter(session=session).delete()
+        if removed:
+            record(action="session.unshared", object_type="session", object_id=session.id, session_id=session.id)
     return _refreshed(session)
 
 

@@ -16,6 +16,7 @@ OWN = {
     ("original", "doc"): "the OpenAPI document of this server's routes (opencode's /doc has no operation id)",
     ("original", "share.page"): "the self-hosted share page (opencode shares through its cloud service)",
     ("original", "share.data"): "the share page's JSON",
+    ("v2", "audit.list"): "the audit log, for staff (docs/audit.md; opencode keeps none)",
 }
 
 

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from audit_app.actors import Actor
 from auth_app.roots import RootRefused, check_root, default_roots
 from auth_app.tokens import roots_add, token_create
 
@@ -31,7 +32,7 @@ class Command(BaseCommand):
         user = User.objects.create_superuser(username=username, password=password, email="")
         for directory in directories:
             roots_add(user=user, path=directory)
-        _, secret = token_create(user=user, name="bootstrap")
+        _, secret = token_create(user=user, name="bootstrap", actor=Actor.system("manage.py bootstrap"))
         self.stdout.write(
             "\nFirst start: created admin user "
             f"'{username}' (admin password: {password}).\n"

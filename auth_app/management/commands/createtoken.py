@@ -3,6 +3,7 @@ import datetime
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from audit_app.actors import Actor
 from auth_app.tokens import token_create
 
 
@@ -26,7 +27,8 @@ class Command(BaseCommand):
         if user is None:
             raise CommandError(f"No such user: {username}")
         lifetime = datetime.timedelta(days=expires_in_days) if expires_in_days else None
-        token, secret = token_create(user=user, name=name, lifetime=lifetime)
+        token, secret = token_create(user=user, name=name, lifetime=lifetime,
+                                     actor=Actor.system("manage.py createtoken"))
         if token.expires is not None:
             self.stdout.write(f"It expires at {token.expires:%Y-%m-%d %H:%M} UTC.")
         self.stdout.write(f"API token for {username} (shown once): {secret}")
