@@ -11,6 +11,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from audit_app.admin_changes import record_admin_delete, record_admin_save
 from policy_app import known
 from policy_app.models import PERMISSION_ACTIONS, Policy
 from policy_app.rules import model_matches
@@ -149,6 +150,19 @@ class PolicyAdmin(admin.ModelAdmin):
         if flags:
             messages.warning(request, f"Saved, but the catalog does not know: {', '.join(flags)}. "
                                       "They allow nothing until a provider of that name exists.")
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        record_admin_save(request, obj=form.instance, form=form, formsets=formsets, change=change)
+
+    def delete_model(self, request, obj):
+        record_admin_delete(request, obj=obj)
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            record_admin_delete(request, obj=obj)
+        super().delete_queryset(request, queryset)
 
     def changelist_view(self, request, extra_context=None):
         extra = {**(extra_context or {}), "effective_url": reverse("admin:policy_app_policy_effective")}
