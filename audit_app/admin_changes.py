@@ -1,8 +1,9 @@
-"""What an administrator changed in the admin, field by field: the admin classes call these from save_related
-(after the object and its inlines are saved, inside the admin's transaction) and delete_model /
-delete_queryset. Secret fields (passwords, keys, tokens) are named but never shown (audit_app/redaction.py)."""
+"""What an administrator changed in the admin, field by field: an admin class based on AuditedAdmin records
+from save_related (after the object and its inlines are saved, inside the admin's transaction) and
+delete_model / delete_queryset. Secret fields (passwords, keys, tokens) are named but never shown (audit_app/redaction.py)."""
 from __future__ import annotations
 
+from django.contrib import admin
 from django.db import models
 
 from audit_app.actors import Actor
@@ -57,3 +58,21 @@ def record_admin_delete(request, *, obj: models.Model) -> None:
 
 def admin_actor(request) -> Actor:
     return Actor.person(request.user, request=request)
+
+
+class AuditedAdmin(admin.ModelAdmin):
+    """An admin whose adds, changes and deletions are each one audit record, written in the admin's own
+    transaction. Put it first among the bases (`class UserAdmin(AuditedAdmin, DjangoUserAdmin)`)."""
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        record_admin_save(request, obj=form.instance, form=form, formsets=formsets, change=change)
+
+    def delete_model(self, request, obj):
+        record_admin_delete(request, obj=obj)
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            record_admin_delete(request, obj=obj)
+        super().delete_queryset(request, queryset)

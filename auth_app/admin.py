@@ -11,7 +11,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from agentserver.errors import ApiError
-from audit_app.admin_changes import admin_actor, record_admin_delete, record_admin_save
+from audit_app.admin_changes import AuditedAdmin, admin_actor
 from audit_app.log import record
 from auth_app import accounts
 from auth_app.models import AllowedRoot, ApiToken, AuthAccount
@@ -68,22 +68,9 @@ admin.site.unregister(User)
 
 
 @admin.register(User)
-class UserAdmin(DjangoUserAdmin):
+class UserAdmin(AuditedAdmin, DjangoUserAdmin):
     inlines = [AllowedRootInline, ApiTokenInline]
     actions = [create_api_token]
-
-    def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        record_admin_save(request, obj=form.instance, form=form, formsets=formsets, change=change)
-
-    def delete_model(self, request, obj):
-        record_admin_delete(request, obj=obj)
-        super().delete_model(request, obj)
-
-    def delete_queryset(self, request, queryset):
-        for obj in queryset:
-            record_admin_delete(request, obj=obj)
-        super().delete_queryset(request, queryset)
 
     def user_change_password(self, request, id, form_url=""):
         """The password form's change and its audit record in one transaction (never the password)."""
@@ -99,19 +86,8 @@ admin.site.unregister(Group)
 
 
 @admin.register(Group)
-class GroupAdmin(DjangoGroupAdmin):
-    def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        record_admin_save(request, obj=form.instance, form=form, formsets=formsets, change=change)
-
-    def delete_model(self, request, obj):
-        record_admin_delete(request, obj=obj)
-        super().delete_model(request, obj)
-
-    def delete_queryset(self, request, queryset):
-        for obj in queryset:
-            record_admin_delete(request, obj=obj)
-        super().delete_queryset(request, queryset)
+class GroupAdmin(AuditedAdmin, DjangoGroupAdmin):
+    """Django's group admin, its changes audited."""
 
 
 @admin.action(description="Revoke selected tokens (closes their open streams and terminals)")
@@ -183,7 +159,7 @@ def activate_accounts(modeladmin, request, queryset):
 
 
 @admin.register(AuthAccount)
-class AuthAccountAdmin(admin.ModelAdmin):
+class AuthAccountAdmin(AuditedAdmin):
     form = AuthAccountForm
     list_display = ("id", "owner", "service_id", "description", "credential_type", "masked", "active")
     list_filter = ("service_id", "active", "credential_type")
@@ -220,16 +196,3 @@ class AuthAccountAdmin(admin.ModelAdmin):
         # The admin reads obj.pk afterwards (redirects, log entries): hand it the saved row.
         obj.pk = obj.id = saved.id
         obj.owner, obj.service_id = saved.owner, saved.service_id
-
-    def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        record_admin_save(request, obj=form.instance, form=form, formsets=formsets, change=change)
-
-    def delete_model(self, request, obj):
-        record_admin_delete(request, obj=obj)
-        super().delete_model(request, obj)
-
-    def delete_queryset(self, request, queryset):
-        for obj in queryset:
-            record_admin_delete(request, obj=obj)
-        super().delete_queryset(request, queryset)

@@ -11,7 +11,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from audit_app.admin_changes import record_admin_delete, record_admin_save
+from audit_app.admin_changes import AuditedAdmin
 from policy_app import known
 from policy_app.models import PERMISSION_ACTIONS, Policy
 from policy_app.rules import model_matches
@@ -119,7 +119,7 @@ def flags_of(policy: Policy) -> list[str]:
 
 
 @admin.register(Policy)
-class PolicyAdmin(admin.ModelAdmin):
+class PolicyAdmin(AuditedAdmin):
     form = PolicyForm
     list_display = ("__str__", "providers", "ceilings", "sharing_allowed", "max_steps", "flags", "updated")
     readonly_fields = ("flags",)
@@ -150,19 +150,6 @@ class PolicyAdmin(admin.ModelAdmin):
         if flags:
             messages.warning(request, f"Saved, but the catalog does not know: {', '.join(flags)}. "
                                       "They allow nothing until a provider of that name exists.")
-
-    def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        record_admin_save(request, obj=form.instance, form=form, formsets=formsets, change=change)
-
-    def delete_model(self, request, obj):
-        record_admin_delete(request, obj=obj)
-        super().delete_model(request, obj)
-
-    def delete_queryset(self, request, queryset):
-        for obj in queryset:
-            record_admin_delete(request, obj=obj)
-        super().delete_queryset(request, queryset)
 
     def changelist_view(self, request, extra_context=None):
         extra = {**(extra_context or {}), "effective_url": reverse("admin:policy_app_policy_effective")}

@@ -1,33 +1,20 @@
 """Back office for projects, workspaces and per-user config."""
 from django.contrib import admin
 
-from audit_app.admin_changes import record_admin_delete, record_admin_save
+from audit_app.admin_changes import AuditedAdmin
 from projects_app.models import Project, UserConfig, Workspace
 
 
 @admin.register(Project)
-class ProjectAdmin(admin.ModelAdmin):
+class ProjectAdmin(AuditedAdmin):
     list_display = ("project_id", "owner", "name", "worktree", "vcs", "time_updated")
     list_filter = ("vcs",)
     search_fields = ("project_id", "owner__username", "name", "worktree")
     readonly_fields = ("time_created", "time_updated", "time_initialized")
 
-    def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        record_admin_save(request, obj=form.instance, form=form, formsets=formsets, change=change)
-
-    def delete_model(self, request, obj):
-        record_admin_delete(request, obj=obj)
-        super().delete_model(request, obj)
-
-    def delete_queryset(self, request, queryset):
-        for obj in queryset:
-            record_admin_delete(request, obj=obj)
-        super().delete_queryset(request, queryset)
-
 
 @admin.register(Workspace)
-class WorkspaceAdmin(admin.ModelAdmin):
+class WorkspaceAdmin(AuditedAdmin):
     list_display = ("id", "owner", "type", "name", "directory", "branch", "created_by_server", "archived")
     list_filter = ("type", "archived", "created_by_server")
     search_fields = ("id", "owner__username", "name", "directory", "branch")
@@ -38,34 +25,8 @@ class WorkspaceAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False  # created through the API, which confines the directory and makes the worktree
 
-    def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        record_admin_save(request, obj=form.instance, form=form, formsets=formsets, change=change)
-
-    def delete_model(self, request, obj):
-        record_admin_delete(request, obj=obj)
-        super().delete_model(request, obj)
-
-    def delete_queryset(self, request, queryset):
-        for obj in queryset:
-            record_admin_delete(request, obj=obj)
-        super().delete_queryset(request, queryset)
-
 
 @admin.register(UserConfig)
-class UserConfigAdmin(admin.ModelAdmin):
+class UserConfigAdmin(AuditedAdmin):
     list_display = ("user",)
     search_fields = ("user__username",)
-
-    def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        record_admin_save(request, obj=form.instance, form=form, formsets=formsets, change=change)
-
-    def delete_model(self, request, obj):
-        record_admin_delete(request, obj=obj)
-        super().delete_model(request, obj)
-
-    def delete_queryset(self, request, queryset):
-        for obj in queryset:
-            record_admin_delete(request, obj=obj)
-        super().delete_queryset(request, queryset)

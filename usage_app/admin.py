@@ -2,29 +2,16 @@
 target), and the usage records and rolled-up days, read-only."""
 from django.contrib import admin
 
-from audit_app.admin_changes import record_admin_delete, record_admin_save
+from audit_app.admin_changes import AuditedAdmin
 from usage_app.models import Budget, UsageDay, UsageRecord
 
 
 @admin.register(Budget)
-class BudgetAdmin(admin.ModelAdmin):
+class BudgetAdmin(AuditedAdmin):
     list_display = ("__str__", "scope", "period", "amount", "warn_percent")
     list_filter = ("scope", "period")
     autocomplete_fields = ("person", "group")
     fields = ("scope", "group", "person", "period", "amount", "warn_percent")
-
-    def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        record_admin_save(request, obj=form.instance, form=form, formsets=formsets, change=change)
-
-    def delete_model(self, request, obj):
-        record_admin_delete(request, obj=obj)
-        super().delete_model(request, obj)
-
-    def delete_queryset(self, request, queryset):
-        for obj in queryset:
-            record_admin_delete(request, obj=obj)
-        super().delete_queryset(request, queryset)
 
 
 class ReadOnly(admin.ModelAdmin):
