@@ -150,7 +150,9 @@ class LiveServer:
             else:
                 self.process.send_signal(sig)
             try:
-                self.process.wait(10)
+                # A clean stop runs the exit hooks the tests check (terminals' rows removed, runners handed
+                # over); on a loaded machine it took longer than 10 s, and the kill then skipped them.
+                self.process.wait(30)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(5)

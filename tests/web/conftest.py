@@ -49,8 +49,11 @@ def chromium(transactional_db):
     """A browser for one test. Playwright's sync API keeps an event loop running on this thread while it is
     started, and Django refuses database calls beside a running loop; the test's own ORM calls (no loop of
     its own is involved) are allowed for as long as the browser runs, and the database is flushed after."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # An assertion waits as long as an action does (the pages set 30 s): playwright's own 5 s was too short
+    # on a loaded machine for what crosses processes (an MCP server reconnecting, in the web app's dialog).
+    expect.set_options(timeout=30_000)
     assert shutil.which(CHROMIUM), "chromium is missing: scripts/test.sh installs Debian's package"
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "1"
     try:
