@@ -88,6 +88,10 @@ def _die_with_parent() -> None:
     import signal
 
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    # A run started under nohup hands its children SIGHUP ignored, and a worker keeps an ignored SIGHUP (the
+    # operator's choice): a test server starts with it at its default, as a worker under a terminal or
+    # systemd does, so the tests of what SIGHUP does see it arrive.
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def wait_ended(pids, timeout: float) -> set[int]:

@@ -17,6 +17,7 @@ OWN = {
     ("original", "share.page"): "the self-hosted share page (opencode shares through its cloud service)",
     ("original", "share.data"): "the share page's JSON",
     ("v2", "audit.list"): "the audit log, for staff (docs/audit.md; opencode keeps none)",
+    ("v2", "usage.list"): "what model calls cost, own or (staff) everyone's (docs/usage.md; opencode keeps none)",
 }
 
 
