@@ -154,9 +154,7 @@ class LiveServer:
             else:
                 self.process.send_signal(sig)
             try:
-                # A clean stop runs the exit hooks the tests check (terminals' rows removed, runners handed
-                # over); on a loaded machine it took longer than 10 s, and the kill then skipped them.
-                self.process.wait(30)
+                self.process.wait(10)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(5)
