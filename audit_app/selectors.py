@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.db.models import Q, QuerySet
 
+from agentserver.errors import Forbidden
 from audit_app.models import AuditRecord
 
 MAX_LIMIT = 500
@@ -52,9 +53,17 @@ def filtered(filters: AuditFilters) -> QuerySet[AuditRecord]:
     return rows
 
 
-def audit_page(*, filters: AuditFilters, before_id: int | None = None,
+def check_reader(*, viewer) -> None:
+    """Only staff read the audit log: Forbidden (403) for anyone else."""
+    if not getattr(viewer, "is_staff", False):
+        raise Forbidden("Only staff can read the audit log")
+
+
+def audit_page(*, viewer, filters: AuditFilters, before_id: int | None = None,
                limit: int = 100) -> tuple[list[AuditRecord], int | None]:
-    """Newest first: up to `limit` records older than `before_id`, and the id to continue before (or None)."""
+    """Newest first: up to `limit` records older than `before_id`, and the id to continue before (or None).
+    Staff only (check_reader)."""
+    check_reader(viewer=viewer)
     rows = filtered(filters)
     if before_id is not None:
         rows = rows.filter(id__lt=before_id)

@@ -12,7 +12,6 @@ from agentserver.api import (
     parse_query,
     record,
 )
-from agentserver.errors import Forbidden
 from audit_app import selectors
 from audit_app.chain import micros
 from audit_app.log import OUTCOMES, as_json
@@ -50,13 +49,12 @@ class AuditListView(ApiView):
     answer_schemas = {"GET": AUDIT_PAGE}
 
     def get(self, request):
-        if not request.user.is_staff:
-            raise Forbidden("Only staff can read the audit log")
+        selectors.check_reader(viewer=request.user)  # before the query is read: a 403, not a 400
         query = parse_query(AuditQuery, request)
         before = int(decode_cursor(query["cursor"], "time", "id")["id"]) if query.get("cursor") else None
         filters = selectors.AuditFilters(**{name: query.get(name) or None for name in (
             "person", "action", "object", "session", "outcome", "since", "until", "q")})
-        rows, next_id = selectors.audit_page(filters=filters, before_id=before, limit=query.get("limit") or 100)
+        rows, next_id = selectors.audit_page(viewer=request.user, filters=filters, before_id=before, limit=query.get("limit") or 100)
         next_cursor = None
         if next_id is not None:
             next_cursor = encode_cursor({"time": micros(rows[-1].time) // 1000, "id": next_id})
