@@ -2,19 +2,11 @@
 know are saved and flagged; a person's effective policy lists each policy that applies to them."""
 import pytest
 from django.contrib.auth import get_user_model
-from django.test import Client
 
 from policy_app.models import Policy
+from tests.admin.conftest import staff, staff_client  # noqa: F401  (a signed-in superuser and their client)
 
 ADD = "/admin/policy_app/policy/add/"
-
-
-@pytest.fixture
-def staff_client(db) -> Client:
-    client = Client()
-    client.force_login(get_user_model().objects.create_user(username="root", password="x", is_staff=True,
-                                                            is_superuser=True))
-    return client
 
 
 def form(**fields) -> dict:
