@@ -89,6 +89,13 @@ def bob(hosts_up, transactional_db, tmp_path):
     persona.client.close()
 
 
+def pytest_itemcollected(item):
+    """A test's 120 s are its own: the module's first test also starts the cluster (two hosts of two workers
+    and nginx), which on a loaded machine took most of them in CI (a host that does not answer in a minute is
+    started again). Each start has its own deadline (Host.start, start_nginx)."""
+    item.add_marker(pytest.mark.timeout(120, func_only=True))
+
+
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
