@@ -82,10 +82,11 @@ class Host:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        """Start the host; a host that does not answer within a minute is started once more, after its
-        processes' stacks are written to its log (CI saw one worker of a host stay in the ASGI lifespan's
-        startup for a minute while the other answered nothing; it did not recur in a loop of starts under
-        load). The same port both times: nginx's upstream names it, and a restart mid-module keeps it."""
+        """Start the host; a host that does not answer within two minutes is started once more, after its
+        processes' stacks are written to its log. A worker's start is about 6 s of CPU (its imports); at a
+        load of 12 on two cores the stacks showed both workers of a host still importing, or in the
+        lifespan's gc.collect, after a minute. The same port both times: nginx's upstream names it, and a
+        restart mid-module keeps it."""
         try:
             self._start_once()
         except _DidNotStart as first:
@@ -109,7 +110,7 @@ class Host:
         self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=self.log_path.open("wb"),
                                         stderr=subprocess.STDOUT, start_new_session=True,
                                         preexec_fn=_killed_with_parent)  # noqa: PLW1509  (before any thread)
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"host {self.name} exited:\n{self.log()}")
