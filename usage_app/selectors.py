@@ -11,15 +11,22 @@ from django.contrib.auth.models import Group
 from django.db.models import Count, Q, QuerySet, Sum
 
 from agentserver.errors import Forbidden, NotFound
+from usage_app import charts
 from usage_app.models import UsageDay, UsageRecord
-from usage_app.periods import first_whole_day
+from usage_app.periods import day_start, first_whole_day
+from usage_app.zone import usage_zone
 
-GROUPINGS = ("day", "person", "model", "provider", "session")
-# What each grouping groups by, in the records and in the rollups alike.
-GROUP_FIELDS = {"day": ["day"], "person": ["person_key"], "model": ["provider_id", "model_id"],
-                "provider": ["provider_id"], "session": ["session_id"]}
+# "day,person" and "day,model": each day split by person or by model (the admin dashboard's stacked chart).
+GROUPINGS = ("day", "person", "model", "provider", "session", "day,person", "day,model")
+# What each part of a grouping groups by, in the records and in the rollups alike.
+PART_FIELDS = {"day": ["day"], "person": ["person_key"], "model": ["provider_id", "model_id"],
+               "provider": ["provider_id"], "session": ["session_id", "person_key"]}  # a session is one person's
 TOKENS = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens")
 FAILED = ("error", "aborted")
+
+
+def group_fields(group_by: str | None) -> list[str]:
+    return [field for part in (group_by.split(",") if group_by else []) for field in PART_FIELDS[part]]
 
 
 @dataclass(frozen=True)
@@ -110,9 +117,9 @@ def _summed(queryset: QuerySet, fields: list[str], **sums) -> list[dict]:
 
 def usage_summary(*, viewer, wanted: UsageFilter, group_by: str | None) -> list[dict]:
     """Usage summed per `group_by` (GROUPINGS; None: one row for the whole selection), as the API renders
-    it: most expensive first, by day in order of days."""
+    it: most expensive first; by day in order of days (then most expensive first within a day)."""
     person_id, group = check_usage_scope(viewer=viewer, wanted=wanted)
-    fields = GROUP_FIELDS[group_by] if group_by else []
+    fields = group_fields(group_by)
     merged: dict[tuple, dict] = {}
     for row in (_record_sums(_records(wanted, person_id, group), fields)
                 + _day_sums(_days(wanted, person_id, group), fields)):
@@ -121,26 +128,30 @@ def usage_summary(*, viewer, wanted: UsageFilter, group_by: str | None) -> list[
         for name, value in row.items():
             if name not in fields:
                 total[name] = (total.get(name) or 0) + (value or 0)
-    rows = [_rendered(row, group_by) for row in merged.values() if row.get("calls")]
-    if group_by == "person":
+    parts = group_by.split(",") if group_by else []
+    rows = [_rendered(row, parts) for row in merged.values() if row.get("calls")]
+    if "person" in parts or "session" in parts:
         _name_people(rows)
-    if group_by == "day":
-        return sorted(rows, key=lambda row: row["day"])
-    return sorted(rows, key=lambda row: (-row["cost"], -row["calls"]))
+    rows.sort(key=lambda row: (-row["cost"], -row["calls"]))
+    if "day" in parts:
+        rows.sort(key=lambda row: row["day"])  # stable: the most expensive first within a day
+    return rows
 
 
-def _rendered(row: dict, group_by: str | None) -> dict:
+def _rendered(row: dict, parts: list[str]) -> dict:
     key: dict = {}
-    if group_by == "day":
-        key["day"] = row["day"].isoformat()
-    elif group_by == "person":
-        key["personID"] = row["person_key"]
-    elif group_by in ("model", "provider"):
-        key["providerID"] = row["provider_id"]
-        if group_by == "model":
-            key["modelID"] = row["model_id"]
-    elif group_by == "session":
-        key["sessionID"] = row["session_id"]
+    for part in parts:
+        if part == "day":
+            key["day"] = row["day"].isoformat()
+        elif part == "person":
+            key["personID"] = row["person_key"]
+        elif part in ("model", "provider"):
+            key["providerID"] = row["provider_id"]
+            if part == "model":
+                key["modelID"] = row["model_id"]
+        elif part == "session":
+            key["sessionID"] = row["session_id"]
+            key["personID"] = row["person_key"]
     return {**key, "calls": row["calls"], "failedCalls": row["failed_calls"],
             "unpricedCalls": row["unpriced_calls"], "unreportedCalls": row["unreported_calls"],
             "tokens": {"input": row["input_tokens"], "output": row["output_tokens"],
@@ -154,3 +165,20 @@ def _name_people(rows: list[dict]) -> None:
                  .values_list("id", "username"))
     for row in rows:
         row["person"] = names.get(row["personID"])  # None: the user was deleted since
+
+
+ACCOUNT_DAYS = 30
+
+
+def own_spend(*, person, today: dt.date | None = None) -> dict:
+    """A person's own spend, for their account page (theirs even when they are staff): today's, and the last
+    ACCOUNT_DAYS days' (usage time zone) day by day, as a chart, and by model."""
+    today = today or dt.datetime.now(usage_zone()).date()
+    days = charts.days_of(today - dt.timedelta(days=ACCOUNT_DAYS - 1), today)
+    wanted = UsageFilter(since=day_start(days[0]), until=day_start(today + dt.timedelta(days=1)),
+                         person=person.get_username())
+    by_day = usage_summary(viewer=person, wanted=wanted, group_by="day")
+    chart = charts.daily(by_day, days, "cost (USD)")
+    return {"today": chart["series"][0]["costs"][-1], "total": sum(row["cost"] for row in by_day),
+            "calls": sum(row["calls"] for row in by_day), "first_day": days[0], "last_day": today,
+            "chart": chart, "by_model": usage_summary(viewer=person, wanted=wanted, group_by="model")}
