@@ -4,7 +4,6 @@ model, the few that spent most named and the rest summed as "others". The pages 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 
 # The static files the chart pages load (usage_app/static/; vendor/chart.js-*/README.md says where from).
 CHART_JS = "usage_app/vendor/chart.js-4.6.1/chart.umd.min.js"
@@ -32,22 +31,11 @@ def daily(rows: list[dict], days: list[dt.date], label: str) -> dict:
             "series": [{"label": label, "costs": [costs.get(day.isoformat(), 0.0) for day in days]}]}
 
 
-def stacked(rows: list[dict], days: list[dt.date], label_of: Callable[[dict], str],
-            named: int = NAMED_SERIES) -> dict:
-    """Series from rows grouped by day and person (or model): the `named` that cost most in the period, most
-    first, then one of everything else."""
-    totals: dict[str, float] = {}
-    for row in rows:
-        totals[label_of(row)] = totals.get(label_of(row), 0.0) + row["cost"]
-    order = sorted(totals, key=lambda label: (-totals[label], label))
-    kept = order if len(order) <= named + 1 else order[:named]  # "others" is never one alone
+def stacked(labels: list[str], rows: list[dict], days: list[dt.date]) -> dict:
+    """One series per label, in order, from rows {day, label, cost} (selectors.cost_per_day)."""
     index = {day.isoformat(): n for n, day in enumerate(days)}
-    series = {label: [0.0] * len(days) for label in kept}
-    if len(order) > len(kept):
-        series[OTHERS] = [0.0] * len(days)
+    series = {label: [0.0] * len(days) for label in labels}
     for row in rows:
-        label = label_of(row)
-        costs = series[label] if label in kept else series[OTHERS]
-        costs[index[row["day"]]] += row["cost"]
+        series[row["label"]][index[row["day"]]] += row["cost"]
     return {"days": list(index), "series": [{"label": label, "costs": [round(cost, 10) for cost in costs]}
                                             for label, costs in series.items()]}

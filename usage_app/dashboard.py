@@ -22,7 +22,7 @@ from usage_app.zone import usage_zone
 DEFAULT_DAYS = 30
 MOST_DAYS = 366
 TOP_SESSIONS = 10
-SPLITS = {"person": charts.person_label, "model": charts.model_label}
+SPLITS = ("person", "model")
 
 
 class DashboardFilters(forms.Form):
@@ -35,7 +35,7 @@ class DashboardFilters(forms.Form):
                                     empty_label="everyone")
     provider = forms.CharField(max_length=255, required=False)
     model = forms.CharField(max_length=255, required=False)
-    split = forms.ChoiceField(label="Stack by", choices=[(name, name) for name in SPLITS])
+    split = forms.ChoiceField(label="Stack by", choices=[(split, split) for split in SPLITS])
 
     def clean(self):
         cleaned = super().clean()
@@ -66,15 +66,15 @@ def dashboard_data(*, viewer, first: dt.date, last: dt.date, group: Group | None
         since=day_start(first), until=day_start(last + dt.timedelta(days=1)),
         person=person.get_username() if person else None, group=group.name if group else None,
         provider_id=provider or None, model_id=model or None)
-    per_day = selectors.usage_summary(viewer=viewer, wanted=wanted, group_by=f"day,{split}")
-    sessions = selectors.usage_summary(viewer=viewer, wanted=wanted, group_by="session")[:TOP_SESSIONS]
+    labels, per_day = selectors.cost_per_day(viewer=viewer, wanted=wanted, split=split)
+    sessions = selectors.usage_summary(viewer=viewer, wanted=wanted, group_by="session", first=TOP_SESSIONS)
     if person is not None:
         people = {person.pk}
     elif group is not None:
         people = set(group.user_set.values_list("id", flat=True))
     else:
         people = None
-    return {"chart": charts.stacked(per_day, charts.days_of(first, last), SPLITS[split]),
+    return {"chart": charts.stacked(labels, per_day, charts.days_of(first, last)),
             "total_cost": sum(row["cost"] for row in per_day), "total_calls": sum(row["calls"] for row in per_day),
             "sessions": sessions, "nearest": nearest_budgets(person_ids=people),
             "exports": _exports(wanted, first, last, split)}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
@@ -115,14 +117,24 @@ def _summed(queryset: QuerySet, fields: list[str], **sums) -> list[dict]:
     return list(queryset.values(*fields).annotate(**sums).order_by())
 
 
-def usage_summary(*, viewer, wanted: UsageFilter, group_by: str | None) -> list[dict]:
+def usage_summary(*, viewer, wanted: UsageFilter, group_by: str | None, first: int | None = None) -> list[dict]:
     """Usage summed per `group_by` (GROUPINGS; None: one row for the whole selection), as the API renders
-    it: most expensive first; by day in order of days (then most expensive first within a day)."""
+    it: most expensive first; by day in order of days (then most expensive first within a day). `first`: only
+    the first N (a grouping without days), picked by the database when the period has no rolled-up day,
+    rather than thousands of sessions rendered for ten."""
     person_id, group = check_usage_scope(viewer=viewer, wanted=wanted)
     fields = group_fields(group_by)
+    records, days = _records(wanted, person_id, group), _days(wanted, person_id, group)
+    if first is not None and not days.exists():
+        # The first N by cost alone (one sum), then all the sums of those N only.
+        top = list(records.values(*fields).annotate(spent=Sum("cost")).order_by("-spent")[:first]
+                   .values_list(*fields))
+        chosen = reduce(or_, (Q(**dict(zip(fields, key, strict=True))) for key in top), Q(pk__in=[]))
+        summed = _record_sums(records.filter(chosen), fields)
+    else:
+        summed = _record_sums(records, fields) + _day_sums(days, fields)
     merged: dict[tuple, dict] = {}
-    for row in (_record_sums(_records(wanted, person_id, group), fields)
-                + _day_sums(_days(wanted, person_id, group), fields)):
+    for row in summed:
         key = tuple(row[field] for field in fields)
         total = merged.setdefault(key, {field: row[field] for field in fields})
         for name, value in row.items():
@@ -135,7 +147,47 @@ def usage_summary(*, viewer, wanted: UsageFilter, group_by: str | None) -> list[
     rows.sort(key=lambda row: (-row["cost"], -row["calls"]))
     if "day" in parts:
         rows.sort(key=lambda row: row["day"])  # stable: the most expensive first within a day
-    return rows
+    return rows[:first] if first is not None else rows
+
+
+def cost_per_day(*, viewer, wanted: UsageFilter, split: str,
+                 named: int = charts.NAMED_SERIES) -> tuple[list[str], list[dict]]:
+    """The cost and calls of each day split by "person" or "model" (usage_summary's "day,person" and
+    "day,model" added up the same way), with the `named` keys that cost most in the period by name and the
+    rest together as charts.OTHERS. One lean query per table (two sums, as tuples), not the API's rendered
+    rows. Returns (the labels, most expensive first; rows {day, label, cost, calls} in order of days)."""
+    person_id, group = check_usage_scope(viewer=viewer, wanted=wanted)
+    fields = PART_FIELDS[split]
+    sums: dict[tuple, list] = {}
+    for queryset, calls in ((_records(wanted, person_id, group), Count("id")),
+                            (_days(wanted, person_id, group), Sum("calls"))):
+        for day, *key, spent, count in (queryset.values("day", *fields).annotate(spent=Sum("cost"), count=calls)
+                                        .order_by().values_list("day", *fields, "spent", "count")):
+            total = sums.setdefault((day, tuple(key)), [0.0, 0])
+            total[0] += spent or 0.0
+            total[1] += count or 0
+    totals: dict[tuple, float] = {}
+    for (_, key), (spent, _) in sums.items():
+        totals[key] = totals.get(key, 0.0) + spent
+    order = sorted(totals, key=lambda key: (-totals[key], key))
+    kept = order if len(order) <= named + 1 else order[:named]  # "others" is never one alone
+    labels = dict(zip(kept, _labels(split, kept), strict=True))
+    merged: dict[tuple, dict] = {}
+    for (day, key), (spent, count) in sorted(sums.items(), key=lambda item: item[0][0]):
+        label = labels.get(key, charts.OTHERS)
+        row = merged.setdefault((day, label), {"day": day.isoformat(), "label": label, "cost": 0.0, "calls": 0})
+        row["cost"] += spent
+        row["calls"] += count
+    return list(labels.values()) + ([charts.OTHERS] if len(order) > len(kept) else []), list(merged.values())
+
+
+def _labels(split: str, keys: list[tuple]) -> list[str]:
+    if split == "model":
+        return [charts.model_label({"providerID": provider, "modelID": model}) for provider, model in keys]
+    if not keys:
+        return []
+    names = dict(get_user_model().objects.filter(id__in=[key for key, in keys]).values_list("id", "username"))
+    return [charts.person_label({"personID": key, "person": names.get(key)}) for key, in keys]
 
 
 def _rendered(row: dict, parts: list[str]) -> dict:
