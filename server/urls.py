@@ -6,8 +6,8 @@ Apps are mounted from the top layer down: Django takes the first pattern that ma
 app may serve a fixed path (sessions_app's workspace/warp) that a lower app's pattern would take for an id
 (projects_app's workspace/<workspaceID>)."""
 from django.contrib import admin
-from django.urls import include, path, re_path
 from django.contrib.staticfiles.views import serve as serve_static
+from django.urls import include, path, re_path
 
 from agentserver.api import route
 from audit_app import urls as audit_urls
