@@ -117,3 +117,14 @@ def test_the_charts_days_are_the_configured_time_zones(server_factory, settings,
     assert "1 model call, <strong>$1.5000</strong> from 2026-11-29 to 2026-11-29 (Pacific/Kiritimati)" in on_the_29th
     assert '"series": [{"label": "tarawa", "costs": [1.5]}]' in on_the_29th
     assert "0 model calls" in on_the_28th
+
+
+def test_the_exports_take_the_admins_cookie_only_from_this_servers_own_pages(staff_browser, alice):
+    spend(alice, days_ago=0, cost=1.0)
+    page = staff_browser.get(DASHBOARD).text
+    export = page.split('id="usage-exports"')[1].split('href="')[1].split('"')[0].replace("&amp;", "&")
+    own = staff_browser.get(export, headers={"Sec-Fetch-Site": "same-origin"})
+    assert own.status_code == 200 and own.headers["content-type"].startswith("text/csv")
+    assert "alice" in own.text
+    elsewhere = staff_browser.get(export, headers={"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"})
+    assert elsewhere.status_code in (401, 403) and "alice" not in elsewhere.text
