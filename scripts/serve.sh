@@ -7,6 +7,5 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 "$here/scripts/setup.sh"
 cd "$here"
 .venv/bin/python manage.py bootstrap
-.venv/bin/python manage.py collectstatic --noinput -v 0
 echo "agentserver listening on http://${HOST:-127.0.0.1}:${PORT:-4096}"
 exec .venv/bin/python -m server.serve --host "${HOST:-127.0.0.1}" --port "${PORT:-4096}"

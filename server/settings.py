@@ -202,7 +202,6 @@ USAGE_TIME_ZONE = os.environ.get("AGENTSERVER_USAGE_TIME_ZONE", "").strip() or "
 # The most one session may spend on model calls, in USD (0: no cap), checked before each call.
 USAGE_SESSION_CAP_USD = float(os.environ.get("AGENTSERVER_USAGE_SESSION_CAP_USD", "") or 0)
 STATIC_URL = "static/"
-STATIC_ROOT = DATA_DIR / "static"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Request bodies beyond this many bytes get 413.

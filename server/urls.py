@@ -5,10 +5,9 @@ static files. Each app's urls.py has an `original` and a `v2` list of routes, ea
 Apps are mounted from the top layer down: Django takes the first pattern that matches a path, and a higher
 app may serve a fixed path (sessions_app's workspace/warp) that a lower app's pattern would take for an id
 (projects_app's workspace/<workspaceID>)."""
-from django.conf import settings
 from django.contrib import admin
+from django.contrib.staticfiles.views import serve as serve_static
 from django.urls import include, path, re_path
-from django.views.static import serve as serve_static
 
 from agentserver.api import route
 from audit_app import urls as audit_urls
@@ -47,8 +46,10 @@ admin.site.login_form = AdminSignInForm
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    # The admin's own CSS/JS, collected by `make serve`; a self-hosted server has no separate web server.
-    re_path(r"^static/(?P<path>.*)$", serve_static, {"document_root": settings.STATIC_ROOT}),
+    # The admin's CSS/JS and each app's static/ (the usage charts' Chart.js), found where they ship, so every
+    # host serves them with no collecting step (deploy/ runs server.serve alone); a self-hosted server has no
+    # separate web server. `insecure`: Django serves them only with DEBUG otherwise.
+    re_path(r"^static/(?P<path>.*)$", serve_static, {"insecure": True}),
     path("api/", include((v2, "v2"))),
     *original,
     # The browser's pages (sign-in, account), then last the front door: the web app's files and page, or

@@ -1,8 +1,11 @@
 """Back office: budgets (validated: a positive amount up to MAX_BUDGET_USD, a known period, the scope's
-target), and the usage records and rolled-up days, read-only."""
+target), the usage records and rolled-up days, read-only, and the usage dashboard (usage_app/dashboard.py),
+linked from both lists."""
 from django.contrib import admin
+from django.urls import path
 
 from audit_app.admin_changes import AuditedAdmin
+from usage_app import dashboard
 from usage_app.models import Budget, UsageDay, UsageRecord
 
 
@@ -33,6 +36,11 @@ class UsageRecordAdmin(ReadOnly):
     search_fields = ("session_id", "message_id", "model_id", "person__username")
     date_hierarchy = "at"
     show_full_result_count = False  # a count of millions of rows on every page costs more than the page
+
+    def get_urls(self):
+        # admin_view: staff only (anyone else goes to the admin's sign-in), never cached, CSRF-protected.
+        own = [path("dashboard/", self.admin_site.admin_view(dashboard.dashboard_view), name="usage_app_dashboard")]
+        return own + super().get_urls()
 
 
 @admin.register(UsageDay)

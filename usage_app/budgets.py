@@ -7,11 +7,12 @@ spent; the overshoot is at most the calls already under way, each counted when i
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
-
 from decimal import Decimal
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db.models import Q, Sum
 
 from agentserver import events, sql
@@ -103,11 +104,15 @@ class AppliedBudget:
 
 
 def budgets_of(person_id: int) -> dict[str, AppliedBudget]:
-    """The budget that applies per period: the person's own, else the tightest of their groups' and everyone's."""
+    return _applying(AppliedBudget(*row) for row in _BUDGETS.all(person_id))
+
+
+def _applying(budgets: Iterable[AppliedBudget]) -> dict[str, AppliedBudget]:
+    """Of the budgets a person is under, the one that applies per period: their own, else the tightest of
+    their groups' and everyone's."""
     own: dict[str, AppliedBudget] = {}
     shared: dict[str, AppliedBudget] = {}
-    for row in _BUDGETS.all(person_id):
-        budget = AppliedBudget(*row)
+    for budget in budgets:
         chosen = own if budget.scope == "person" else shared
         if budget.period not in chosen or budget.amount < chosen[budget.period].amount:
             chosen[budget.period] = budget
@@ -121,8 +126,6 @@ def _label(budget: AppliedBudget) -> str:
     if budget.scope == "group":
         return f"the {words} budget of group {budget.group_name}"
     return f"the {words} budget for everyone"
-
-
 
 
 def _person_records(person_key: int, day: dt.datetime, week: dt.datetime, month: dt.datetime, since: dt.datetime):
@@ -215,3 +218,77 @@ def publish_crossed_warnings(*, person_id: int, cost: float) -> None:
                                                         else f"{limit.percent}% of {limit.label} is spent",
                                                         "percent": limit.percent, **limit.details()},
                                owner_id=person_id)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One person's most spent budget, for the admin's dashboard."""
+    person_id: int
+    person: str
+    budget: str  # "daily, their own", "monthly, group staff", "weekly, everyone's"
+    limit: Limit
+
+
+def _scope_words(budget: AppliedBudget) -> str:
+    whose = {"person": "their own", "group": f"group {budget.group_name}"}.get(budget.scope, "everyone's")
+    return f"{PERIOD_WORDS[budget.period]}, {whose}"
+
+
+def nearest_budgets(*, person_ids: set[int] | None = None, count: int = 10,
+                    now: dt.datetime | None = None) -> list[Standing]:
+    """The people who have spent most of a budget now (in percent; past 100 when it is spent), most first,
+    each with the budget of theirs that is most spent. `person_ids`: only these (None: everyone). A handful
+    of queries whatever the number of people: the budgets, who is under them, and what each person spent
+    this day, week and month (records and rolled-up days), summed per person."""
+    budgets = list(Budget.objects.values_list("scope", "period", "amount", "warn_percent", "group__name",
+                                              "group_id", "person_id"))
+    if not budgets:
+        return []
+    people = get_user_model().objects.all()
+    if person_ids is not None:
+        people = people.filter(id__in=person_ids)
+    group_ids = {row[5] for row in budgets if row[0] == "group"}
+    if not any(row[0] == "everyone" for row in budgets):
+        people = people.filter(Q(id__in={row[6] for row in budgets if row[0] == "person"})
+                               | Q(groups__id__in=group_ids))
+    names = dict(people.values_list("id", "username").distinct())
+    memberships: dict[int, set[int]] = {}
+    for user_id, group_id in (get_user_model().groups.through.objects
+                              .filter(group_id__in=group_ids, user_id__in=names).values_list("user_id", "group_id")):
+        memberships.setdefault(user_id, set()).add(group_id)
+    now = now or dt.datetime.now(dt.UTC)
+    bounds = {period: period_bounds(period, now) for period in PERIODS}
+    spent = _spent_per_person(set(names) if person_ids is not None else None,
+                              {period: start for period, (start, _) in bounds.items()})
+    standings = []
+    for person_id, name in names.items():
+        applying = _applying(AppliedBudget(scope, period, amount, warn, group_name)
+                             for scope, period, amount, warn, group_name, group_id, owner in budgets
+                             if scope == "everyone" or (scope == "group" and group_id in memberships.get(person_id, ()))
+                             or (scope == "person" and owner == person_id))
+        limits = [(Limit(_label(budget), float(budget.amount), spent.get(person_id, {}).get(period, 0.0),
+                         bounds[period][1], budget.warn_percent), budget) for period, budget in applying.items()]
+        limits = [(limit, budget) for limit, budget in limits if limit.spent > 0]
+        if limits:
+            limit, budget = max(limits, key=lambda pair: pair[0].spent / pair[0].amount)
+            standings.append(Standing(person_id, name, _scope_words(budget), limit))
+    standings.sort(key=lambda standing: (-standing.limit.spent / standing.limit.amount, standing.person))
+    return standings[:count]
+
+
+def _spent_per_person(person_ids: set[int] | None, starts: dict[str, dt.datetime]) -> dict[int, dict[str, float]]:
+    records = UsageRecord.objects.filter(at__gte=min(starts.values()))
+    local = {period: start.astimezone(usage_zone()).date() for period, start in starts.items()}
+    days = UsageDay.objects.filter(day__gte=min(local.values()))
+    if person_ids is not None:
+        records, days = records.filter(person_key__in=person_ids), days.filter(person_key__in=person_ids)
+    spent: dict[int, dict[str, float]] = {}
+    for rows in (records.values("person_key").annotate(**{f"spent_{period}": Sum("cost", filter=Q(at__gte=start))
+                                                          for period, start in starts.items()}),
+                 days.values("person_key").annotate(**{f"spent_{period}": Sum("cost", filter=Q(day__gte=first))
+                                                       for period, first in local.items()})):
+        for row in rows.order_by():
+            totals = spent.setdefault(row["person_key"], dict.fromkeys(PERIODS, 0.0))
+            for period in PERIODS:
+                totals[period] += float(row[f"spent_{period}"] or 0)
+    return spent

@@ -35,5 +35,6 @@ def as_json_lines(rows: list[dict]) -> str:
 
 
 def _keys_of(group_by: str | None) -> list[str]:
-    return {"day": ["day"], "person": ["personID", "person"], "model": ["providerID", "modelID"],
-            "provider": ["providerID"], "session": ["sessionID"]}.get(group_by or "", [])
+    keys = {"day": ["day"], "person": ["personID", "person"], "model": ["providerID", "modelID"],
+            "provider": ["providerID"], "session": ["personID", "person", "sessionID"]}
+    return [key for part in (group_by.split(",") if group_by else []) for key in keys[part]]

@@ -5,21 +5,30 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db.models import Count, Q, QuerySet, Sum
 
 from agentserver.errors import Forbidden, NotFound
+from usage_app import charts
 from usage_app.models import UsageDay, UsageRecord
-from usage_app.periods import first_whole_day
+from usage_app.periods import day_start, first_whole_day
+from usage_app.zone import usage_zone
 
-GROUPINGS = ("day", "person", "model", "provider", "session")
-# What each grouping groups by, in the records and in the rollups alike.
-GROUP_FIELDS = {"day": ["day"], "person": ["person_key"], "model": ["provider_id", "model_id"],
-                "provider": ["provider_id"], "session": ["session_id"]}
+# "day,person" and "day,model": each day split by person or by model (the admin dashboard's stacked chart).
+GROUPINGS = ("day", "person", "model", "provider", "session", "day,person", "day,model")
+# What each part of a grouping groups by, in the records and in the rollups alike.
+PART_FIELDS = {"day": ["day"], "person": ["person_key"], "model": ["provider_id", "model_id"],
+               "provider": ["provider_id"], "session": ["session_id", "person_key"]}  # a session is one person's
 TOKENS = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens")
 FAILED = ("error", "aborted")
+
+
+def group_fields(group_by: str | None) -> list[str]:
+    return [field for part in (group_by.split(",") if group_by else []) for field in PART_FIELDS[part]]
 
 
 @dataclass(frozen=True)
@@ -108,39 +117,93 @@ def _summed(queryset: QuerySet, fields: list[str], **sums) -> list[dict]:
     return list(queryset.values(*fields).annotate(**sums).order_by())
 
 
-def usage_summary(*, viewer, wanted: UsageFilter, group_by: str | None) -> list[dict]:
+def usage_summary(*, viewer, wanted: UsageFilter, group_by: str | None, first: int | None = None) -> list[dict]:
     """Usage summed per `group_by` (GROUPINGS; None: one row for the whole selection), as the API renders
-    it: most expensive first, by day in order of days."""
+    it: most expensive first; by day in order of days (then most expensive first within a day). `first`: only
+    the first N (a grouping without days), picked by the database when the period has no rolled-up day,
+    rather than thousands of sessions rendered for ten."""
     person_id, group = check_usage_scope(viewer=viewer, wanted=wanted)
-    fields = GROUP_FIELDS[group_by] if group_by else []
+    fields = group_fields(group_by)
+    records, days = _records(wanted, person_id, group), _days(wanted, person_id, group)
+    if first is not None and not days.exists():
+        # The first N by cost alone (one sum), then all the sums of those N only.
+        top = list(records.values(*fields).annotate(spent=Sum("cost")).order_by("-spent")[:first]
+                   .values_list(*fields))
+        chosen = reduce(or_, (Q(**dict(zip(fields, key, strict=True))) for key in top), Q(pk__in=[]))
+        summed = _record_sums(records.filter(chosen), fields)
+    else:
+        summed = _record_sums(records, fields) + _day_sums(days, fields)
     merged: dict[tuple, dict] = {}
-    for row in (_record_sums(_records(wanted, person_id, group), fields)
-                + _day_sums(_days(wanted, person_id, group), fields)):
+    for row in summed:
         key = tuple(row[field] for field in fields)
         total = merged.setdefault(key, {field: row[field] for field in fields})
         for name, value in row.items():
             if name not in fields:
                 total[name] = (total.get(name) or 0) + (value or 0)
-    rows = [_rendered(row, group_by) for row in merged.values() if row.get("calls")]
-    if group_by == "person":
+    parts = group_by.split(",") if group_by else []
+    rows = [_rendered(row, parts) for row in merged.values() if row.get("calls")]
+    if "person" in parts or "session" in parts:
         _name_people(rows)
-    if group_by == "day":
-        return sorted(rows, key=lambda row: row["day"])
-    return sorted(rows, key=lambda row: (-row["cost"], -row["calls"]))
+    rows.sort(key=lambda row: (-row["cost"], -row["calls"]))
+    if "day" in parts:
+        rows.sort(key=lambda row: row["day"])  # stable: the most expensive first within a day
+    return rows[:first] if first is not None else rows
 
 
-def _rendered(row: dict, group_by: str | None) -> dict:
+def cost_per_day(*, viewer, wanted: UsageFilter, split: str,
+                 named: int = charts.NAMED_SERIES) -> tuple[list[str], list[dict]]:
+    """The cost and calls of each day split by "person" or "model" (usage_summary's "day,person" and
+    "day,model" added up the same way), with the `named` keys that cost most in the period by name and the
+    rest together as charts.OTHERS. One lean query per table (two sums, as tuples), not the API's rendered
+    rows. Returns (the labels, most expensive first; rows {day, label, cost, calls} in order of days)."""
+    person_id, group = check_usage_scope(viewer=viewer, wanted=wanted)
+    fields = PART_FIELDS[split]
+    sums: dict[tuple, list] = {}
+    for queryset, calls in ((_records(wanted, person_id, group), Count("id")),
+                            (_days(wanted, person_id, group), Sum("calls"))):
+        for day, *key, spent, count in (queryset.values("day", *fields).annotate(spent=Sum("cost"), count=calls)
+                                        .order_by().values_list("day", *fields, "spent", "count")):
+            total = sums.setdefault((day, tuple(key)), [0.0, 0])
+            total[0] += spent or 0.0
+            total[1] += count or 0
+    totals: dict[tuple, float] = {}
+    for (_, key), (spent, _) in sums.items():
+        totals[key] = totals.get(key, 0.0) + spent
+    order = sorted(totals, key=lambda key: (-totals[key], key))
+    kept = order if len(order) <= named + 1 else order[:named]  # "others" is never one alone
+    labels = dict(zip(kept, _labels(split, kept), strict=True))
+    merged: dict[tuple, dict] = {}
+    for (day, key), (spent, count) in sorted(sums.items(), key=lambda item: item[0][0]):
+        label = labels.get(key, charts.OTHERS)
+        row = merged.setdefault((day, label), {"day": day.isoformat(), "label": label, "cost": 0.0, "calls": 0})
+        row["cost"] += spent
+        row["calls"] += count
+    return list(labels.values()) + ([charts.OTHERS] if len(order) > len(kept) else []), list(merged.values())
+
+
+def _labels(split: str, keys: list[tuple]) -> list[str]:
+    if split == "model":
+        return [charts.model_label({"providerID": provider, "modelID": model}) for provider, model in keys]
+    if not keys:
+        return []
+    names = dict(get_user_model().objects.filter(id__in=[key for key, in keys]).values_list("id", "username"))
+    return [charts.person_label({"personID": key, "person": names.get(key)}) for key, in keys]
+
+
+def _rendered(row: dict, parts: list[str]) -> dict:
     key: dict = {}
-    if group_by == "day":
-        key["day"] = row["day"].isoformat()
-    elif group_by == "person":
-        key["personID"] = row["person_key"]
-    elif group_by in ("model", "provider"):
-        key["providerID"] = row["provider_id"]
-        if group_by == "model":
-            key["modelID"] = row["model_id"]
-    elif group_by == "session":
-        key["sessionID"] = row["session_id"]
+    for part in parts:
+        if part == "day":
+            key["day"] = row["day"].isoformat()
+        elif part == "person":
+            key["personID"] = row["person_key"]
+        elif part in ("model", "provider"):
+            key["providerID"] = row["provider_id"]
+            if part == "model":
+                key["modelID"] = row["model_id"]
+        elif part == "session":
+            key["sessionID"] = row["session_id"]
+            key["personID"] = row["person_key"]
     return {**key, "calls": row["calls"], "failedCalls": row["failed_calls"],
             "unpricedCalls": row["unpriced_calls"], "unreportedCalls": row["unreported_calls"],
             "tokens": {"input": row["input_tokens"], "output": row["output_tokens"],
@@ -154,3 +217,20 @@ def _name_people(rows: list[dict]) -> None:
                  .values_list("id", "username"))
     for row in rows:
         row["person"] = names.get(row["personID"])  # None: the user was deleted since
+
+
+ACCOUNT_DAYS = 30
+
+
+def own_spend(*, person, today: dt.date | None = None) -> dict:
+    """A person's own spend, for their account page (theirs even when they are staff): today's, and the last
+    ACCOUNT_DAYS days' (usage time zone) day by day, as a chart, and by model."""
+    today = today or dt.datetime.now(usage_zone()).date()
+    days = charts.days_of(today - dt.timedelta(days=ACCOUNT_DAYS - 1), today)
+    wanted = UsageFilter(since=day_start(days[0]), until=day_start(today + dt.timedelta(days=1)),
+                         person=person.get_username())
+    by_day = usage_summary(viewer=person, wanted=wanted, group_by="day")
+    chart = charts.daily(by_day, days, "cost (USD)")
+    return {"today": chart["series"][0]["costs"][-1], "total": sum(row["cost"] for row in by_day),
+            "calls": sum(row["calls"] for row in by_day), "first_day": days[0], "last_day": today,
+            "chart": chart, "by_model": usage_summary(viewer=person, wanted=wanted, group_by="model")}

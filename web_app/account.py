@@ -1,6 +1,7 @@
 """The account page of every signed-in person, no admin needed: their API tokens (create one, for a while or
 until revoked, shown once with the commands that use it; list; revoke), their password (changing it can revoke
-every token too), their roots; staff get a link to the admin."""
+every token too), their roots, their own spend on model calls (today, the budgets that apply, the last 30 days
+as a chart and by model); staff get links to the admin and its usage dashboard."""
 from __future__ import annotations
 
 import datetime
@@ -24,6 +25,9 @@ from auth_app.authentication import user_credential_id
 from auth_app.tokens import roots_of, token_create, token_of, token_revoke, tokens_of, tokens_revoke_all
 from policy_app.selectors import policy_for
 from usage_app.budgets import budget_status
+from usage_app.charts import CHART_JS, CHARTS
+from usage_app.selectors import own_spend
+from usage_app.zone import usage_zone
 from web_app.signin import signed_in_user, signin_url
 from web_app.throttle import sign_in_attempt, sign_in_succeeded
 
@@ -59,7 +63,8 @@ def _render(request: HttpRequest, user, *, password_form=None, created=None, sta
         "password_form": password_form or PasswordChangeForm(user), "created": created,
         "server_url": server_url(request), "token_name_max": TOKEN_NAME_MAX, "lifetimes": TOKEN_LIFETIMES,
         "now": timezone.now(), "policy_rows": policy_for(user).summary(),
-        "budgets": budget_status(person_id=user.id),
+        "budgets": budget_status(person_id=user.id), "spend": own_spend(person=user), "zone": usage_zone().key,
+        "chart_js": CHART_JS, "charts_js": CHARTS,
     }
     response = render(request, "web_app/account.html", context, status=status)
     response["Cache-Control"] = "no-store"  # a new token is on the page once, and never in a cache

@@ -103,10 +103,6 @@ def browser():
 
 
 def test_admin_adds_an_auth_account_and_shows_only_the_mask(server, transactional_db, browser):
-    from django.core.management import call_command
-
-    # The live server serves the admin's CSS from STATIC_ROOT (the test data directory), as set-up does.
-    call_command("collectstatic", interactive=False, verbosity=0)
     admin = get_user_model().objects.create_user(username="boss", password="boss-password-1", is_staff=True,
                                                  is_superuser=True)
     page = browser
