@@ -21,8 +21,12 @@ answer. `python bench/agent.py fake PORT DIRECTORY...` serves it on PORT and wri
 it once for both servers, and a run points at it with --llm. Without --llm a run starts its own fake in
 this process and writes the directory's opencode.json (restored at the end).
 
+It also counts each batch's model calls per prompt (those the fake answered, --llm-log naming a separate
+fake's output) and tool calls per prompt (the sessions' tool parts).
+
 --json FILE writes the figures; `agent.py compare NAME_A NAME_B a*.json -- b*.json` prints the ratio table
-(medians over the files, one file per run).
+(medians over the files, one file per run) and, when the model calls were counted, the CPU per model call and
+what A costs more than B per model call and per tool call.
 """
 from __future__ import annotations
 
@@ -51,9 +55,21 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 
 class ToolThenAnswer(FakeLLM):
-    """Decides from the request alone, so sessions may interleave freely (the FIFO script cannot)."""
+    """Decides from the request alone, so sessions may interleave freely (the FIFO script cannot). Counts
+    the model calls it answers, and with `log_calls` writes one line per call to stdout, so a run against a
+    fake in another process can count them (--llm-log)."""
+
+    def __init__(self, port: int = 0, *, log_calls: bool = False):
+        self.calls = 0
+        self._log_calls = log_calls
+        super().__init__(port)
 
     def _next_reply(self, request: RecordedRequest) -> Reply:
+        with self._lock:
+            self.calls += 1
+            if self._log_calls:
+                sys.stdout.write("model call\n")
+                sys.stdout.flush()
         if "title generator" in request.system_text.lower():
             return Reply(text="Bench session")
         messages = request.body.get("messages") or []
@@ -175,15 +191,17 @@ async def prompt(client: httpx.AsyncClient, session_id: str, directory: str) -> 
     return elapsed, None if text.strip() == ANSWER else f"answer {text[:200]!r}"
 
 
-async def tool_problem(client: httpx.AsyncClient, session_id: str, directory: str) -> str | None:
-    """None when the session holds a completed bash part whose output is `hi`."""
+async def tool_calls(client: httpx.AsyncClient, session_id: str, directory: str) -> tuple[str | None, int]:
+    """(None when the session holds a completed bash part whose output is `hi`, else what it holds; its
+    number of tool parts)."""
     response = await client.get(f"/session/{session_id}/message", params={"directory": directory})
     if response.status_code != 200:
-        return f"messages: HTTP {response.status_code}"
+        return f"messages: HTTP {response.status_code}", 0
     tools = [p for m in response.json() for p in m.get("parts", []) if p.get("type") == "tool"]
     done = [p for p in tools if p.get("tool") == "bash" and (p.get("state") or {}).get("status") == "completed"
             and str((p.get("state") or {}).get("output", "")).strip() == TOOL_OUTPUT]
-    return None if done else f"tool parts {[(p.get('tool'), (p.get('state') or {}).get('status')) for p in tools]}"
+    problem = None if done else f"tool parts {[(p.get('tool'), (p.get('state') or {}).get('status')) for p in tools]}"
+    return problem, len(tools)
 
 
 async def sample(client: httpx.AsyncClient, path: str, params: dict, stop: asyncio.Event,
@@ -222,6 +240,7 @@ async def batch(args, sessions: int, *, probes: bool) -> dict:
                     asyncio.create_task(sample(list_client, "/session", params, stop, listing, failures))] \
             if probes else []
         cpu_start = tree_ticks(args.server_pid) if args.server_pid else None
+        calls_start = args.model_calls() if args.model_calls else None
         began = time.perf_counter()
         results = await asyncio.gather(*(prompt(client, session_id, args.directory) for session_id in ids))
         wall = time.perf_counter() - began
@@ -230,7 +249,9 @@ async def batch(args, sessions: int, *, probes: bool) -> dict:
         settle_began = time.perf_counter()
         cpu = cpu_seconds_between(cpu_start, await quiet_tree(args.server_pid)) if cpu_start is not None else None
         settle = time.perf_counter() - settle_began
-        tools = await asyncio.gather(*(tool_problem(client, i, args.directory) for i in ids))
+        model_calls = args.model_calls() - calls_start if args.model_calls else None
+        checked = await asyncio.gather(*(tool_calls(client, i, args.directory) for i in ids))
+        tools = [problem for problem, _ in checked]
         per_session = [answer or tool for (_, answer), tool in zip(results, tools, strict=True)]
         problems = [p for _, p in results if p] + [p for p in tools if p] + failures
         await asyncio.gather(*(client.delete(f"/session/{session_id}", params=params) for session_id in ids))
@@ -239,6 +260,8 @@ async def batch(args, sessions: int, *, probes: bool) -> dict:
             "problems": problems[:5], "problem_count": len(problems),
             "wall_s": wall, "prompt_p50_s": percentile(latencies, 50), "prompt_p99_s": percentile(latencies, 99),
             "cpu_ms_per_prompt": cpu * 1000 / sessions if cpu is not None else None, "settle_s": settle,
+            "model_calls_per_prompt": model_calls / sessions if model_calls is not None else None,
+            "tool_calls_per_prompt": sum(count for _, count in checked) / sessions,
             "health_p50_ms": _ms(health, 50), "health_p99_ms": _ms(health, 99), "health_samples": len(health),
             "session_p50_ms": _ms(listing, 50), "session_p99_ms": _ms(listing, 99), "session_samples": len(listing),
             "load": os.getloadavg()[0]}
@@ -311,6 +334,8 @@ def compare(a_files: list[str], b_files: list[str], names: tuple[str, str]) -> N
               f"{pair(k, 'prompt_p99_s', '.2f')} | {pair(k, 'cpu_ms_per_prompt', '.0f')} | "
               f"{pair(k, 'health_p99_ms', '.1f')} | {pair(k, 'session_p99_ms', '.1f')} | "
               f"{correct(0, k)} | {correct(1, k)} |")
+    if all(f.get("model_calls_per_prompt") for side in sides for run in side for f in run["figures"]):
+        per_call(names, counts, median)
     if len(counts) > 1:
         low, high = counts[0], counts[-1]
         for side, name in enumerate(names):
@@ -322,9 +347,28 @@ def compare(a_files: list[str], b_files: list[str], names: tuple[str, str]) -> N
         print("problems (first few):", *problems[:5], sep="\n  ")
 
 
+def per_call(names: tuple[str, str], counts: list[int], median) -> None:
+    """CPU per model call of each side, and what A costs more than B per prompt, shared out per model call
+    and per tool call (medians per K): the figures a per-call CPU limit is judged by."""
+    print(f"\nserver CPU per call: {names[0]} / {names[1]} (medians); Δ = {names[0]} − {names[1]} per prompt")
+    print("| K | model calls per prompt | tool calls per prompt | CPU per model call (ms) | Δ per prompt (ms) "
+          "| Δ per model call (ms) | Δ per tool call (ms) |")
+    print("|---|---|---|---|---|---|---|")
+    for k in counts:
+        cpu = [median(side, k, "cpu_ms_per_prompt") for side in (0, 1)]
+        models = [median(side, k, "model_calls_per_prompt") for side in (0, 1)]
+        tools = [median(side, k, "tool_calls_per_prompt") for side in (0, 1)]
+        per_model = [c / m if c is not None and m else None for c, m in zip(cpu, models, strict=True)]
+        delta = cpu[0] - cpu[1] if None not in cpu else None
+        print(f"| {k} | {_f(models[0], '.2f')} / {_f(models[1], '.2f')} | {_f(tools[0], '.2f')} / "
+              f"{_f(tools[1], '.2f')} | {_f(per_model[0], '.1f')} / {_f(per_model[1], '.1f')} | "
+              f"{_f(delta, '+.1f')} | {_f(delta / models[0] if delta is not None and models[0] else None, '+.1f')} | "
+              f"{_f(delta / tools[0] if delta is not None and tools[0] else None, '+.1f')} |")
+
+
 # ---------------------------------------------------------------- entry points
 def serve_fake(port: int, directories: list[str]) -> None:
-    fake = ToolThenAnswer(port)
+    fake = ToolThenAnswer(port, log_calls=True)
     for directory in directories:
         write_config(directory, fake.base_url)
     print(fake.base_url, flush=True)
@@ -352,6 +396,7 @@ def main() -> int:
     parser.add_argument("--server-pid", type=int, help="the server's pid, for its process tree's CPU time")
     parser.add_argument("--sessions", default="1,8,32", help="K values, comma-separated")
     parser.add_argument("--llm", help="a running fake's base URL (`agent.py fake`); default: one in this process")
+    parser.add_argument("--llm-log", help="that fake's output (one line per model call), to count the calls")
     parser.add_argument("--timeout", type=float, default=300, help="seconds one request may take")
     parser.add_argument("--json", help="write the figures here (for `agent.py compare`)")
     args = parser.parse_args()
@@ -362,6 +407,8 @@ def main() -> int:
     args.sessions = [int(k) for k in args.sessions.split(",")]
     args.headers = {"Authorization": f"Bearer {args.token}"} if args.token else {}
     fake = None if args.llm else ToolThenAnswer()
+    args.model_calls = (lambda: fake.calls) if fake is not None else \
+        (lambda: _lines(args.llm_log)) if args.llm_log else None
     previous = write_config(args.directory, args.llm or fake.base_url)
     try:
         print(HEADER, file=sys.stderr)
@@ -385,6 +432,11 @@ def main() -> int:
     if args.json:
         Path(args.json).write_text(json.dumps({"base_url": args.base_url, "figures": figures}, indent=1))
     return 0 if all(f["problem_count"] == 0 for f in figures) else 1
+
+
+def _lines(path: str) -> int:
+    with open(path, "rb") as log:
+        return sum(1 for _ in log)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,10 @@
 #               on the embedded default (sandbox on) and on `opencode serve` 1.18.33 against one fake model,
 #               alternating ROUNDS times; prints the ratio table (medians): batch wall, prompt latency, the
 #               server's CPU per prompt (process tree), GET /global/health and GET /session p99 meanwhile.
+#   agent-compare  (only when named) the agent part's batches on two checkouts of agentserver, both on the
+#               embedded default: AGENT_BEFORE names the other checkout (a git worktree with .venv linked),
+#               this one is `after`; alternating ROUNDS times; the ratio table (after / before) and the server
+#               CPU per model call, with what `after` costs more per model call and per tool call.
 #   chaos       bench/chaos.py (only when named): two hosts behind nginx under prompt load, one killed with
 #               SIGKILL every 20-40 s, CHAOS_SECONDS (600) long; its own database bench_chaos and Redis db 6.
 #
@@ -26,6 +30,7 @@
 #     bash bench/perf.sh throughput             # one part
 #     ROUNDS=5 SECONDS_PER_RUN=3 bash bench/perf.sh throughput
 #     ROUNDS=1 AGENT_SESSIONS=1,8 bash bench/perf.sh agent
+#     AGENT_BEFORE=/work/wt-before ROUNDS=5 AGENT_SESSIONS=1,8 bash bench/perf.sh agent-compare
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
@@ -72,9 +77,13 @@ bench_user() {
 }
 
 worker_on() {  # port [VAR=value...] → one worker started as scripts/serve.sh does; its pid in $!
-  local port=$1; shift
-  (if [ $# -gt 0 ]; then export "$@"; fi; exec .venv/bin/python -m server.serve --host 127.0.0.1 --port "$port" \
-      >>"$WORK/server-$port.log" 2>&1) &
+  worker_in . "$@"
+}
+
+worker_in() {  # checkout port [VAR=value...] → worker_on, with that checkout's code
+  local checkout=$1 port=$2; shift 2
+  (cd "$checkout"; if [ $# -gt 0 ]; then export "$@"; fi
+   exec .venv/bin/python -m server.serve --host 127.0.0.1 --port "$port" >>"$WORK/server-$port.log" 2>&1) &
 }
 
 opencode_binary() {  # the test set-up's opencode 1.18.33 in .tools, or nothing
@@ -180,44 +189,67 @@ eventlog() {
   echo
 }
 
+agent_fake() {  # repo... → one fake model for every server, its opencode.json in each repo before a server reads
+  AGENT_FAKE_PORT=$(free_port)  # it; every model call it answers is a line of $WORK/agent/fake.log
+  $PY bench/agent.py fake "$AGENT_FAKE_PORT" "$@" >"$WORK/agent/fake.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 1 100); do curl -s -o /dev/null -m 1 "http://127.0.0.1:$AGENT_FAKE_PORT/v1/models" && break; sleep 0.1; done
+}
+
+agent_server() {  # checkout dir → that checkout on the embedded default, its data in dir/data, user bench with
+  local embedded=(DATABASE_URL= REDIS_URL= AGENTSERVER_DATA_DIR="$2/data")  # dir/repo and dir/repo2
+  AGENT_TOKEN=$(cd "$1" && export "${embedded[@]}" && bench_user "$2/repo" "$2/repo2")
+  AGENT_PORT=$(free_port)
+  worker_in "$1" "$AGENT_PORT" "${embedded[@]}"
+  AGENT_PID=$!; PIDS+=($!)
+  wait_up "http://127.0.0.1:$AGENT_PORT"
+}
+
+agent_run() {  # round name port pid directory [token] → one bench/agent.py run into $WORK/agent/name-round.json
+  echo "round $1, $2:"
+  $PY bench/agent.py "http://127.0.0.1:$3" ${6:+--token "$6"} --directory "$5" --server-pid "$4" \
+      --llm "http://127.0.0.1:$AGENT_FAKE_PORT/v1" --llm-log "$WORK/agent/fake.log" --sessions "$AGENT_SESSIONS" \
+      --json "$WORK/agent/$2-$1.json" >/dev/null || echo "(wrong answers)"
+}
+
+agent_rounds() {  # "name port pid directory [token]" twice → ROUNDS alternating runs, then the ratio table (A / B)
+  local a=($1) b=($2)
+  for round in $(seq 1 "$ROUNDS"); do
+    if (( round % 2 )); then agent_run "$round" "${a[@]}"; agent_run "$round" "${b[@]}"
+    else agent_run "$round" "${b[@]}"; agent_run "$round" "${a[@]}"; fi
+    echo "(load avg $(cut -d' ' -f1-3 /proc/loadavg))"
+  done 2>&1 | grep --line-buffered -v '^| K '
+  echo
+  $PY bench/agent.py compare "${a[0]}" "${b[0]}" "$WORK/agent/${a[0]}"-*.json -- "$WORK/agent/${b[0]}"-*.json
+  echo
+}
+
 agent() {
   echo "== agent: K sessions, one prompt each whose model calls bash (bench/agent.py), embedded default vs opencode"
   echo "   (K = $AGENT_SESSIONS, $ROUNDS rounds, alternating; the same fake model for both)"
-  local dir="$WORK/agent" ours_port oc_port fake_port token oc ours_pid oc_pid
+  local dir="$WORK/agent" oc ours
   oc=$(opencode_binary)
   [ -n "$oc" ] || { echo "needs opencode in .tools (the test set-up installs it)" >&2; return 1; }
   new_repo "$dir/ours/repo"; new_repo "$dir/ours/repo2"; new_repo "$dir/oc/repo"
-  # One fake model for both servers, its opencode.json in both repositories before either server reads it.
-  fake_port=$(free_port)
-  $PY bench/agent.py fake "$fake_port" "$dir/ours/repo" "$dir/oc/repo" >"$dir/fake.log" 2>&1 &
-  PIDS+=($!)
-  for _ in $(seq 1 100); do curl -s -o /dev/null -m 1 "http://127.0.0.1:$fake_port/v1/models" && break; sleep 0.1; done
-  local embedded=(DATABASE_URL= REDIS_URL= AGENTSERVER_DATA_DIR="$dir/ours/data")
-  token=$(export "${embedded[@]}"; bench_user "$dir/ours/repo" "$dir/ours/repo2")
-  ours_port=$(free_port)
-  worker_on "$ours_port" "${embedded[@]}"
-  ours_pid=$!; PIDS+=($!)
-  wait_up "http://127.0.0.1:$ours_port"
-  oc_port=$(free_port)
+  agent_fake "$dir/ours/repo" "$dir/oc/repo"
+  agent_server . "$dir/ours"
+  ours="agentserver $AGENT_PORT $AGENT_PID $dir/ours/repo $AGENT_TOKEN"
+  local oc_port; oc_port=$(free_port)
   start_opencode "$oc" "$dir/oc" "$oc_port"
-  oc_pid=${PIDS[-1]}
-  local common=(--llm "http://127.0.0.1:$fake_port/v1" --sessions "$AGENT_SESSIONS")
-  for round in $(seq 1 "$ROUNDS"); do
-    run_ours() {
-      echo "round $round, agentserver:"
-      $PY bench/agent.py "http://127.0.0.1:$ours_port" --token "$token" --directory "$dir/ours/repo" \
-          --server-pid "$ours_pid" "${common[@]}" --json "$dir/ours-$round.json" >/dev/null || echo "(wrong answers)"
-    }
-    run_oc() {
-      echo "round $round, opencode:"
-      $PY bench/agent.py "http://127.0.0.1:$oc_port" --directory "$dir/oc/repo" \
-          --server-pid "$oc_pid" "${common[@]}" --json "$dir/oc-$round.json" >/dev/null || echo "(wrong answers)"
-    }
-    if (( round % 2 )); then run_ours; run_oc; else run_oc; run_ours; fi
-  done 2>&1 | grep --line-buffered -v '^| K '
-  echo
-  $PY bench/agent.py compare agentserver opencode "$dir"/ours-*.json -- "$dir"/oc-*.json
-  echo
+  agent_rounds "$ours" "opencode $oc_port ${PIDS[-1]} $dir/oc/repo"
+}
+
+agent_compare() {
+  local before=${AGENT_BEFORE:?AGENT_BEFORE names the checkout to compare with} dir="$WORK/agent" after_server
+  echo "== agent-compare: bench/agent.py on this checkout ($(git rev-parse --short HEAD)) and $before" \
+       "($(git -C "$before" rev-parse --short HEAD)), both on the embedded default"
+  echo "   (K = $AGENT_SESSIONS, $ROUNDS rounds, alternating; the same fake model for both)"
+  new_repo "$dir/before/repo"; new_repo "$dir/before/repo2"; new_repo "$dir/after/repo"; new_repo "$dir/after/repo2"
+  agent_fake "$dir/before/repo" "$dir/after/repo"
+  agent_server . "$dir/after"
+  after_server="after $AGENT_PORT $AGENT_PID $dir/after/repo $AGENT_TOKEN"
+  agent_server "$before" "$dir/before"
+  agent_rounds "$after_server" "before $AGENT_PORT $AGENT_PID $dir/before/repo $AGENT_TOKEN"
 }
 
 sandbox() {
@@ -241,6 +273,8 @@ chaos() {
 for part in $PARTS; do
   case "$part" in
     throughput|scaled|streams|eventlog|sandbox|lsp|agent|chaos) "$part" ;;
-    *) echo "unknown part: $part (throughput, scaled, streams, eventlog, sandbox, lsp, agent, chaos)" >&2; exit 2 ;;
+    agent-compare) agent_compare ;;
+    *) echo "unknown part: $part (throughput, scaled, streams, eventlog, sandbox, lsp, agent, agent-compare, chaos)" >&2
+       exit 2 ;;
   esac
 done
