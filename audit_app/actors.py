@@ -51,7 +51,13 @@ class Actor:
 
 def client_of(request) -> tuple[str, str]:
     """The address (REMOTE_ADDR: the server takes X-Forwarded-For only from the proxies it trusts) and the
-    user agent of a Django request, or of an ASGI scope's headers."""
+    user agent of a Django request, or of an ASGI scope (a WebSocket's: its `client`, which the ASGI server
+    has already taken from a trusted proxy's header, and its headers)."""
+    if isinstance(request, dict):
+        client = request.get("client") or ("",)
+        user_agent = next((value.decode("latin-1") for key, value in request.get("headers", [])
+                           if key == b"user-agent"), "")
+        return str(client[0] or "")[:64], user_agent[:MAX_USER_AGENT]
     meta = getattr(request, "META", None) or {}
     return meta.get("REMOTE_ADDR", "")[:64], meta.get("HTTP_USER_AGENT", "")[:MAX_USER_AGENT]
 

@@ -2,8 +2,9 @@
 credentials as HTTP, Origin checked against the CORS allowlist, and the browser's session cookie only from
 this server's own origin. A foreign Host is refused at the handshake (403), before anything else runs; other
 refusals accept and then close with a distinct code so clients can tell why: 4401 unauthenticated, 4403
-forbidden origin. The scope says which credential opened the socket (`credential_id`), so that the socket
-closes when that credential ends (agentserver.connections)."""
+forbidden (the origin; a terminal's, the organization's policy). The scope says which credential opened the socket (`credential_id`), so that the socket
+closes when that credential ends (agentserver.connections). A token's first use from an address is recorded
+here as over HTTP (auth_app/token_use.py)."""
 from importlib import import_module
 from types import SimpleNamespace
 
@@ -12,7 +13,9 @@ from django.conf import settings
 from django.http.cookie import parse_cookie
 from django.http.request import split_domain_port, validate_host
 
+from audit_app.actors import Actor
 from auth_app.authentication import browser_stream_id, credentials_to_token, is_own_origin
+from auth_app.token_use import note_token_use
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
@@ -89,13 +92,13 @@ class WebSocketOriginValidator:
 
 
 @database_sync_to_async
-def _token_for(authorization: str, query_string: str):
+def _token_for(scope, authorization: str, query_string: str):
     try:
         token = credentials_to_token(authorization, query_string)
     except ValueError:
         return None
     if token is not None:
-        token.user  # noqa: B018  (load the user inside the DB thread)
+        note_token_use(token=token, actor=Actor.person(token.user, token_id=token.pk, request=scope))
     return token
 
 
@@ -129,7 +132,7 @@ class WebSocketAuthMiddleware:
     async def __call__(self, scope, receive, send):
         authorization = _header(scope, b"authorization")
         query_string = scope.get("query_string", b"").decode("latin-1")
-        token = await _token_for(authorization, query_string)
+        token = await _token_for(scope, authorization, query_string)
         if token is not None:
             return await self.app(dict(scope, user=token.user, credential_id=token.id), receive, send)
         user = credential_id = None

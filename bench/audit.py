@@ -5,9 +5,13 @@ several at once), how long `verify` takes, and how long the audit list's queries
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/audit_bench SECRET_KEY=x \\
         .venv/bin/python bench/audit.py --records 10000000            # PostgreSQL: a database of its own
 
+    DATABASE_URL=… .venv/bin/python bench/audit.py --queries-only --records 10000000  # the queries alone
+    DATABASE_URL=… .venv/bin/python bench/audit.py --reuse      # again over those records (after a migration)
+
 The database is migrated and emptied first: never point it at a server's database. The large log is made
-quickly (the chain computed here, the rows copied in), then the queries `GET /api/audit` runs are timed
-(best of three), with the filters a staff member uses."""
+quickly (the chain computed here, the rows copied in; with --queries-only, by PostgreSQL itself, with
+placeholder hashes that `verify` would refuse), then the queries `GET /api/audit` runs are timed (best of
+three), with the filters a staff member uses."""
 from __future__ import annotations
 
 import argparse
@@ -37,7 +41,7 @@ class _Staff:
 STAFF = _Staff()
 
 
-def set_up() -> None:
+def set_up(*, keep_records: bool = False) -> None:
     if not os.environ.get("DATABASE_URL"):
         os.environ["AGENTSERVER_DATA_DIR"] = tempfile.mkdtemp(prefix="audit-bench-")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
@@ -49,7 +53,8 @@ def set_up() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    empty()
+    if not keep_records:
+        empty()
 
 
 def empty() -> None:
@@ -183,6 +188,48 @@ def fill(total: int) -> None:
             cursor.execute(f"ANALYZE {AuditRecord._meta.db_table}")
 
 
+def fill_in_sql(total: int) -> None:
+    """PostgreSQL only: `total` records like fill()'s, made by the database itself (generate_series) in minutes
+    rather than the Python chain's tens of minutes. The hashes are placeholders, so `verify` refuses this log:
+    it is for timing the queries, which read no hash. The indexes are built once, after the rows are in."""
+    from django.db import connection
+
+    from audit_app.models import AuditRecord
+
+    empty()
+    table = AuditRecord._meta.db_table
+    actions = "ARRAY[" + ", ".join(f"'{action}'" for action in ACTIONS) + "]"
+    with connection.cursor() as cursor:
+        cursor.execute("SET maintenance_work_mem = '1GB'")
+        cursor.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s AND indexname NOT LIKE "
+                       "'%%pkey'", [table])
+        indexes = cursor.fetchall()
+        for name, _ in indexes:
+            cursor.execute(f"DROP INDEX {name}")
+        cursor.execute(f"""
+            INSERT INTO {table} (id, time, actor_person, actor_name, actor_token, actor_address, actor_user_agent,
+                                 actor_session, action, object_type, object_id, outcome, session, details,
+                                 prev_hash, hash)
+            SELECT n, now() - interval '365 days' + (interval '365 days' / %s) * n, person, 'user' || person, NULL,
+                   '10.0.' || (person %% 256) || '.' || (person / 256), '',
+                   CASE WHEN action = 'tool.call' THEN session ELSE '' END, action,
+                   CASE WHEN action = 'tool.call' THEN 'tool' ELSE split_part(action, '.', 1) END,
+                   CASE WHEN action = 'tool.call' THEN 'bash' ELSE floor(random() * 100000)::int::text END,
+                   CASE WHEN random() < 0.03 THEN 'failure' ELSE 'success' END, session,
+                   '{{"callID":"call_' || n || '","input":{{"command":"make test-' || (n %% 977)
+                       || '"}},"tool":"bash"}}',
+                   md5((n - 1)::text) || md5((n - 1)::text), md5(n::text) || md5(n::text)
+            FROM (SELECT n, 1 + floor(random() * 1000)::int AS person,
+                         'ses_' || lpad(floor(random() * 200000)::int::text, 8, '0') AS session,
+                         ({actions})[1 + floor(random() * {len(ACTIONS)})::int] AS action
+                  FROM generate_series(1, %s) AS n) AS generated""", [total, total])
+        for _, definition in indexes:
+            cursor.execute(definition)
+        cursor.execute("INSERT INTO audit_app_chainhead (id, seq, hash) VALUES (1, %s, md5(%s::text) || md5(%s::text))",
+                       [total, total, total])
+        cursor.execute(f"ANALYZE {table}")
+
+
 def queries() -> list[tuple[str, float]]:
     from audit_app import selectors
 
@@ -203,6 +250,8 @@ def queries() -> list[tuple[str, float]]:
                                                           until=now - datetime.timedelta(days=170)),
         "free text + person": selectors.AuditFilters(person="417", q="test-42"),
         "free text alone": selectors.AuditFilters(q="test-976}"),
+        "free text alone, one record": selectors.AuditFilters(q='call_4242424"'),
+        "free text alone, most records": selectors.AuditFilters(q="make test"),
     }
     timings = []
     for name, filters in cases.items():
@@ -227,13 +276,26 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=8, help="concurrent writers (default 8)")
     parser.add_argument("--verify", type=int, default=100_000, help="records whose chain is verified")
     parser.add_argument("--records", type=int, default=1_000_000, help="records the queries run over")
+    parser.add_argument("--queries-only", action="store_true",
+                        help="PostgreSQL: skip the writes and verify; make the records in SQL (no valid chain)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="time the queries over the records a --queries-only run left (after a migration)")
     args = parser.parse_args()
-    set_up()
+    set_up(keep_records=args.reuse)
     from django.db import connection
 
     from audit_app.verify import verify
 
     print(f"database: {connection.vendor}")
+    if args.reuse:
+        report(queries())
+        return
+    if args.queries_only:
+        start = time.perf_counter()
+        fill_in_sql(args.records)
+        print(f"made {args.records} records in SQL (placeholder hashes) in {time.perf_counter() - start:.0f} s")
+        report(queries())
+        return  # the records stay, for --reuse or EXPLAIN; the next run empties the database first
     cost = write_cost(args.writes)
     print(f"one writer, {args.writes} records: {cost['records/s']:.0f} records/s; the record adds "
           f"{cost['CPU ms/record']:.3f} ms CPU and {cost['wall ms/record']:.3f} ms wall per record")
@@ -247,10 +309,14 @@ def main() -> None:
     start = time.perf_counter()
     fill(args.records)
     print(f"made {args.records} records in {time.perf_counter() - start:.0f} s")
-    print(f"{'query (first page of 100)':40} {'seconds':>8}")
-    for name, seconds in queries():
-        print(f"{name:40} {seconds:8.3f}")
+    report(queries())
     empty()
+
+
+def report(timings: list[tuple[str, float]]) -> None:
+    print(f"{'query (first page of 100)':40} {'seconds':>8}")
+    for name, seconds in timings:
+        print(f"{name:40} {seconds:8.3f}")
 
 
 if __name__ == "__main__":

@@ -326,9 +326,10 @@ def _raise_issues(issues: list) -> None:
 
 
 def global_config_get(*, user) -> dict:
-    """The user's global layer over the defaults (global.config.get): what ~/.config/opencode holds in opencode.
+    """The user's global layer over the defaults (global.config.get): what ~/.config/opencode holds in opencode,
+    with the organization's policy applied last, as GET /config has it: a client shows what will apply.
     Contains secrets: use `redact()` before it leaves the server."""
-    return deep_merge(defaults(user), user_layer(user))
+    return apply_policy(deep_merge(defaults(user), user_layer(user)), policy_for(user))
 
 
 def global_config_update(*, user, patch) -> dict:

@@ -12,6 +12,7 @@ from agentserver.errors import BadRequest, NotFound, TooManyRequests
 from audit_app.actors import current as current_actor
 from audit_app.log import record
 from auth_app.tokens import roots_of
+from policy_app.direct_commands import check_direct_command
 from projects_app.contexts import default_directory
 from pty_app import conf, selectors
 from pty_app.environment import child_environment, default_shell
@@ -47,6 +48,9 @@ def pty_create(*, context: RuntimeContext, command: str | None = None, args: lis
                cwd: str | None = None, title: str | None = None, env: dict | None = None,
                rows: int = 24, cols: int = 80) -> Pty:
     user = context.user
+    check_direct_command(user=user, what="Opening a terminal", action="pty.opened", object_type="pty",
+                         details={"command": command or default_shell(), "args": list(args or []),
+                                  "directory": context.directory})
     if cwd:
         real_cwd = paths.confine(cwd, roots_of(user), relative_to=context.directory)
     else:

@@ -4,7 +4,9 @@ consumer: a consumer pays a thread hop (close_old_connections) on every frame, w
 Protocol (the reference's): replay from `?cursor=` (0 all, -1 nothing) as text frames, then one binary
 frame 0x00 + {"cursor": total}, then live output as text frames. Every client frame, text or binary, is
 terminal input, written verbatim. When the process exits the socket is closed with 1000; when the credential
-that opened it ends (a revoked or expired token, sign-out, a password change, deactivation), with 4401."""
+that opened it ends (a revoked or expired token, sign-out, a password change, deactivation), with 4401; when
+the organization's policy denies the person's commands (policy_app/direct_commands.py), with 4403 and the
+refusal, naming the policy, as the close's reason."""
 from __future__ import annotations
 
 import asyncio
@@ -15,7 +17,8 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 
 from agentserver import bus, connections
-from auth_app.websocket import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
+from auth_app.websocket import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
+from policy_app.direct_commands import direct_command_refusal
 from pty_app import selectors
 from pty_app.buffer import skip_continuation
 from pty_app.manager import get_manager, group_name
@@ -132,9 +135,13 @@ async def _client_frames(receive, write) -> None:
             return
 
 
-async def _refuse(send, code: int) -> None:
+CLOSE_REASON_BYTES = 123  # RFC 6455: a close frame's reason fits in 123 bytes
+
+
+async def _refuse(send, code: int, reason: str = "") -> None:
     await send({"type": "websocket.accept"})
-    await send({"type": "websocket.close", "code": code})
+    reason = reason.encode()[:CLOSE_REASON_BYTES].decode(errors="ignore")
+    await send({"type": "websocket.close", "code": code, "reason": reason})
 
 
 class _Held:
@@ -195,6 +202,10 @@ async def _serve(scope, receive, send) -> None:
         row = await database_sync_to_async(selectors.pty_lookup)(user=user, pty_id=pty_id)
     if row is None:
         return await _refuse(send, CLOSE_NOT_FOUND)
+    # A terminal opened before the policy denied commands is not attached to again.
+    refusal = await database_sync_to_async(direct_command_refusal)(user, "Connecting to a terminal")
+    if refusal is not None:
+        return await _refuse(send, CLOSE_FORBIDDEN, refusal.message)
     manager = get_manager()
     await manager.ensure_started()
     terminal = manager.local_terminal(pty_id)

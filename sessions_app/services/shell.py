@@ -14,12 +14,12 @@ import uuid
 
 from django.db import transaction
 
-from audit_app.log import record
-
 from agentserver import ids, sandbox, workers
 from agentserver import loop as server_loop
 from agentserver.clock import now_ms
 from agentserver.errors import SessionBusy
+from audit_app.log import record
+from policy_app.direct_commands import check_direct_command
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases, parts, supervisor
 from sessions_app.runtime.message_queue import BUSY, IDLE, next_pending
@@ -96,6 +96,8 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
     from sessions_app.runtime.agents import agent_get
     from sessions_app.services.model_choice import choose_model
 
+    check_direct_command(user=session.owner, what="session.shell", action="session.shell", object_type="session",
+                         object_id=session.id, session_id=session.id, details={"command": command, "agent": agent})
     context = session_context(session)
     config = load_config(context)
     agent_info = agent_get(config, agent)

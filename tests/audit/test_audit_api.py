@@ -77,3 +77,35 @@ def test_a_non_staff_person_is_refused_and_sees_no_record(alice, anon):
     assert response.status_code == 403
     assert response.json() == {"name": "ForbiddenError", "data": {"message": "Only staff can read the audit log"}}
     assert anon.get("/api/audit").status_code == 401
+
+
+def test_free_text_pages_hold_every_match_once_newest_first(dana):
+    from django.db import transaction
+
+    from audit_app.actors import Actor
+    from audit_app.log import record
+
+    matching = []
+    for number in range(9):
+        with transaction.atomic():
+            record(action="tool.call", object_type="tool", object_id="bash", details={"command": f"ls {number}"})
+            if number % 3 == 0:
+                row = record(action="tool.call", object_type="tool", object_id="bash",
+                             details={"command": f"grep Needle-{number}"})
+            elif number % 3 == 1:
+                row = record(action="token.created", object_type="token", object_id="needle-1")
+            else:
+                row = record(action="auth.signin", actor=Actor(name="needle-1"), object_type="user", object_id=number)
+            matching.append(row.id)
+    by_name_or_object = dana.get("/api/audit", params={"q": "needle-1"}).json()["data"]
+    assert [row["id"] for row in by_name_or_object] == [matching[index] for index in (8, 7, 5, 4, 2, 1)]
+    seen, cursor = [], None
+    while True:
+        answer = dana.get("/api/audit", params={"q": "NEEDLE", "limit": 2, **({"cursor": cursor} if cursor else {})})
+        assert answer.status_code == 200, answer.text
+        seen += [row["id"] for row in answer.json()["data"]]
+        cursor = answer.json()["cursor"].get("next")
+        if not cursor:
+            break
+    # An object id or a username matches whole; the details, as a substring in any case.
+    assert seen == [matching[index] for index in (6, 3, 0)]
