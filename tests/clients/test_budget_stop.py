@@ -46,13 +46,14 @@ def test_run_shows_the_budget_stop_between_two_calls(server, alice, llm, opencod
 def test_run_prints_the_refusal_of_a_prompt_over_budget_and_nothing_is_stored(server, alice, llm, opencode_bin,
                                                                               client_env):
     spend_nearly(alice, left=0)
+    before = len(server_requests(server))
     result = run_opencode(opencode_bin, client_env, server, alice, "hello")
     assert result.returncode == 1, describe(result, server)
     refusal = json.loads(result.stderr.split("Error: \x1b[0m", 1)[1])
     assert refusal["name"] == "BudgetExceededError"
     assert refusal["data"]["message"].startswith(SPENT) and refusal["data"]["budget"] == "your daily budget"
     assert refusal["data"]["amountUSD"] == "0.0100" and refusal["data"]["resetsAt"]
-    refused = [r for r, status in server_requests(server) if status == 429]
+    refused = [r for r, status in server_requests(server)[before:] if status == 429]
     assert len(refused) == 1 and refused[0].endswith("/message"), refused
     session_id = refused[0].split("/")[2]
     assert alice.get(f"/session/{session_id}/message").json() == []
