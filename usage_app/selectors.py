@@ -42,11 +42,24 @@ class UsageFilter:
     session_id: str | None = None
 
 
+class _EveryoneReader:
+    """The server's own shell (`manage.py usage`), which reads everyone's usage. Not a user: no request carries
+    it, so a route reads as the person who asked, and a missing viewer is an error rather than everyone."""
+
+    def __repr__(self) -> str:
+        return "EVERYONE"
+
+
+EVERYONE = _EveryoneReader()
+
+
 def check_usage_scope(*, viewer, wanted: UsageFilter) -> tuple[int | None, Group | None]:
-    """Whose usage `viewer` may read with this filter: (the one person's id or None for everyone, the group).
-    Someone who is not staff reads only their own; asking for another person or a group is a 403. `viewer`
-    None: the server's shell (`manage.py usage`), which reads everyone's."""
-    staff = viewer is None or viewer.is_staff
+    """Whose usage `viewer` (a user, or EVERYONE) may read with this filter: (the one person's id or None for
+    everyone, the group). Someone who is not staff reads only their own; asking for another person or a group
+    is a 403."""
+    if viewer is None:
+        raise TypeError("usage is read by a user or by EVERYONE, never by no one")
+    staff = viewer is EVERYONE or viewer.is_staff
     person_id = None
     if wanted.person is not None:
         if not staff and wanted.person != viewer.get_username():

@@ -87,6 +87,8 @@ class FakeLLM:
         self.requests: list[RecordedRequest] = []
         self._queue: list[Reply] = []
         self._lock = threading.Lock()
+        self._open = threading.Event()
+        self._open.set()
         self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-llm", daemon=True)
@@ -102,12 +104,20 @@ class FakeLLM:
         """What goes into a provider's `options.baseURL` (both protocols, AI-SDK style with /v1)."""
         return f"{self.url}/v1"
 
-    def script(self, *replies: Reply) -> "FakeLLM":
+    def script(self, *replies: Reply) -> FakeLLM:
         with self._lock:
             self._queue.extend(replies)
         return self
 
+    def hold(self) -> None:
+        """Keep every request waiting (recorded, unanswered) until `release()`: calls in flight at once."""
+        self._open.clear()
+
+    def release(self) -> None:
+        self._open.set()
+
     def reset(self) -> None:
+        self._open.set()
         with self._lock:
             self._queue.clear()
             self.requests.clear()
@@ -163,6 +173,7 @@ def _handler_for(fake: FakeLLM):
                 return llm_wire.send_json(self, 404, {"error": {"message": f"no route {path}"}})
             request = RecordedRequest(protocol, path, {k.lower(): v for k, v in self.headers.items()}, body)
             reply = fake._next_reply(request)
+            fake._open.wait()
             try:
                 if reply.error_status:
                     return llm_wire.send_error(self, protocol, reply)

@@ -37,3 +37,16 @@ def test_the_report_refuses_bad_input(alice):
         report("--since", "last week")
     with pytest.raises(CommandError):
         report("--person", "nobody")
+
+
+def test_everyones_usage_is_read_only_by_the_named_shell_reader_never_by_a_missing_viewer(alice, bob):
+    from usage_app import selectors
+
+    add_record(alice, at=NOV_10, cost=1.0)
+    add_record(bob, at=NOV_10, cost=2.5)
+    rows = selectors.usage_summary(viewer=selectors.EVERYONE, wanted=selectors.UsageFilter(), group_by="person")
+    assert sorted(row["person"] for row in rows) == ["alice", "bob"]
+    with pytest.raises(TypeError):
+        selectors.usage_summary(viewer=None, wanted=selectors.UsageFilter(), group_by="person")
+    own = selectors.usage_summary(viewer=alice.user, wanted=selectors.UsageFilter(), group_by="person")
+    assert [row["person"] for row in own] == ["alice"]

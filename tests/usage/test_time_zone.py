@@ -35,7 +35,7 @@ def test_days_and_periods_follow_the_zone(settings, db):
     settings.USAGE_TIME_ZONE = "Asia/Tokyo"  # UTC+9
     person = get_user_model().objects.create_user(username="kenji")
     add_record(person, at=dt.datetime(2026, 11, 10, 20, 0, tzinfo=dt.timezone.utc))  # 11-11 05:00 in Tokyo
-    [row] = selectors.usage_summary(viewer=None, wanted=selectors.UsageFilter(), group_by="day")
+    [row] = selectors.usage_summary(viewer=selectors.EVERYONE, wanted=selectors.UsageFilter(), group_by="day")
     assert row["day"] == "2026-11-11"
     start, end = period_bounds("week", dt.datetime(2026, 11, 15, 16, 0, tzinfo=dt.timezone.utc))  # Mon 01:00
     assert start.isoformat() == "2026-11-16T00:00:00+09:00" and end.isoformat() == "2026-11-23T00:00:00+09:00"

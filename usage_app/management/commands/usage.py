@@ -46,7 +46,7 @@ class Command(BaseCommand):
             person=options["person"], group=options["group"], provider_id=options["provider"],
             model_id=options["model"], session_id=options["session"])
         try:
-            rows = selectors.usage_summary(viewer=None, wanted=wanted, group_by=options["group_by"])
+            rows = selectors.usage_summary(viewer=selectors.EVERYONE, wanted=wanted, group_by=options["group_by"])
         except ApiError as error:
             raise CommandError(error.message) from None
         output = options["format"]

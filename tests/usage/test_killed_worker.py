@@ -1,0 +1,51 @@
+"""A worker killed with SIGKILL while a model call streams: the step it had completed is counted once (not
+again by the worker that adopts the turn), the call that was cut leaves no record (its usage died with the
+process: no record is ever half-written), and the call the adopting worker makes again is counted once."""
+import signal
+
+from tests.fakes.fixtures import Reply
+from tests.runner.conftest import text_prompt, wait_until
+from tests.runner.test_restart_and_retry import FAST, Remote
+from tests.runner.test_turns_survive_a_kill import _finished
+from tests.usage.conftest import records
+
+STEP_USAGE = {"input": 1000, "output": 10, "reasoning": 0, "cache_read": 0, "cache_write": 0}
+CUT_USAGE = {"input": 7000, "output": 700, "reasoning": 0, "cache_read": 0, "cache_write": 0}
+AGAIN_USAGE = {"input": 3000, "output": 30, "reasoning": 0, "cache_read": 0, "cache_write": 0}
+
+
+def test_a_worker_killed_mid_call_counts_no_call_twice_and_loses_no_completed_one(alice, llm, server_factory):
+    first = server_factory(FAST)
+    a = Remote(alice, first.url)
+    session_id = a.post("/session", params={"directory": str(alice.repo)}, json={"title": "killed"}).json()["id"]
+    (alice.repo / "README.md").write_text("the readme\n")
+    llm.script(Reply(tool_calls=[("read", {"filePath": str(alice.repo / "README.md")})], usage=STEP_USAGE),
+               Reply(text=" ".join(f"w{i}" for i in range(300)), delay=0.1, usage=CUT_USAGE),
+               Reply(text="The readme says hello.", usage=AGAIN_USAGE))
+    assert a.post(f"/session/{session_id}/prompt_async", json=text_prompt("read it")).status_code == 204
+
+    def streaming_the_second_call():
+        texts = [p.get("text", "") for m in a.get(f"/session/{session_id}/message").json()
+                 if m["info"]["role"] == "assistant" for p in m["parts"]]
+        return any(len(text) > 20 for text in texts)
+
+    wait_until(streaming_the_second_call, timeout=30)
+    assert [r.outcome for r in records(session_id=session_id)] == ["completed"]  # the first step's, committed
+    first.stop(signal.SIGKILL)
+
+    second = server_factory(FAST)
+    b = Remote(alice, second.url)
+    messages = wait_until(lambda: _finished(b, session_id), timeout=60, interval=0.2)
+    assistants = [m["info"] for m in messages if m["info"]["role"] == "assistant"]
+    assert [a["finish"] for a in assistants] == ["tool-calls", "stop"]
+    assert not any("error" in a for a in assistants)
+    assert len(llm.requests) == 3  # the read step, the cut call, the call made again
+
+    counted = records(session_id=session_id)
+    assert [(r.message_id, r.input_tokens, r.output_tokens, r.outcome) for r in counted] == [
+        (assistants[0]["id"], 1000, 10, "completed"), (assistants[1]["id"], 3000, 30, "completed")]
+    assert [r.cost for r in counted] == [a["cost"] for a in assistants]
+    total = b.get("/api/usage", params={"session": session_id}).json()["data"]
+    assert len(total) == 1 and total[0]["calls"] == 2 and total[0]["failedCalls"] == 0
+    assert total[0]["tokens"]["input"] == 4000 and total[0]["tokens"]["output"] == 40
+    assert total[0]["cost"] == round(sum(a["cost"] for a in assistants), 10)
