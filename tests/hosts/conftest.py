@@ -93,7 +93,9 @@ def pytest_itemcollected(item):
     """A test's 120 s are its own: the module's first test also starts the cluster (two hosts of two workers
     and nginx), which on a loaded machine took most of them in CI (a host that does not answer in a minute is
     started again). Each start has its own deadline (Host.start, start_nginx)."""
-    item.add_marker(pytest.mark.timeout(120, func_only=True))
+    declared = item.get_closest_marker("timeout")
+    seconds = declared.args[0] if declared is not None and declared.args else 120
+    item.add_marker(pytest.mark.timeout(seconds, func_only=True), append=False)
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)

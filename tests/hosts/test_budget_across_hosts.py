@@ -4,6 +4,8 @@ session has at most one call under way), every session's turn ends with the budg
 the model answered is counted exactly once, with the cost its assistant message shows."""
 from decimal import Decimal
 
+import pytest
+
 from tests.fakes.fixtures import Reply, configure_fake_provider
 from tests.hosts.helpers import via
 from tests.runner.conftest import text_prompt, wait_until
@@ -29,6 +31,7 @@ def lease_hosts() -> set[str]:
     return {holder.split("#", 1)[0] for holder in SessionLease.objects.values_list("holder", flat=True)}
 
 
+@pytest.mark.timeout(300)  # 32 sessions' turns on two hosts: 101 s at a load of 15 on two cores
 def test_concurrent_sessions_on_two_hosts_stop_within_the_calls_in_flight(alice, fake_llm, hosts_up):
     from usage_app.models import Budget, UsageRecord
 
