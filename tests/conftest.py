@@ -78,6 +78,10 @@ def pytest_report_header(config):
 
 ROOT = Path(__file__).resolve().parent.parent
 PR_SET_PDEATHSIG = 1
+# The TLS context of the tests' own HTTP clients (verify=TLS), made once: httpx builds one for every client by
+# loading the CA bundle, 61 ms of CPU, and the fixtures make two to four clients a test (and one per poll of a
+# starting server). Sharing one is safe, as providers_app/tls.py does for the server's clients.
+TLS = httpx.create_ssl_context()
 
 
 def _die_with_parent() -> None:
@@ -190,17 +194,18 @@ def start_server(env_overrides: dict | None = None, *, log_dir: Path) -> LiveSer
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60  # a loaded CI machine (two suites at once) starts slowly
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited:\n{log_path.read_text()}")
-        try:
-            if httpx.get(f"{url}/global/health", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    else:
-        process.kill()
-        raise RuntimeError(f"server did not start:\n{log_path.read_text()}")
+    with httpx.Client(timeout=1, verify=TLS) as poll:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"server exited:\n{log_path.read_text()}")
+            try:
+                if poll.get(f"{url}/global/health").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        else:
+            process.kill()
+            raise RuntimeError(f"server did not start:\n{log_path.read_text()}")
     return LiveServer(url=url, process=process, env=env, log_path=log_path)
 
 
@@ -338,7 +343,7 @@ def make_persona(name: str, base_url: str, root: Path | None, *, staff: bool = F
         _persona_repo(root / "repo")
         roots_add(user=user, path=str(root))
     _, token = token_create(user=user)
-    client = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30,
+    client = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30, verify=TLS,
                           event_hooks={"response": [answer_audit.checker(base_url, token)]})
     return Persona(user=user, token=token, root=root.resolve() if root else None, base_url=base_url, client=client)
 
@@ -366,5 +371,5 @@ def charlie(server, transactional_db) -> Persona:
 
 @pytest.fixture
 def anon(server) -> httpx.Client:
-    with httpx.Client(base_url=server.url, timeout=30) as client:
+    with httpx.Client(base_url=server.url, timeout=30, verify=TLS) as client:
         yield client
