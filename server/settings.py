@@ -2,6 +2,7 @@
 SQLite under the data directory, an in-memory channel layer, one process."""
 import os
 import secrets
+import sys
 from pathlib import Path
 
 import dj_database_url
@@ -60,8 +61,9 @@ ALLOWED_HOSTS = _env_list("AGENTSERVER_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1
 
 INSTALLED_APPS = [
     # daphne only for `manage.py runserver` (a development server that speaks ASGI, so SSE and WebSocket
-    # routes work there too); workers are served by server.serve (uvicorn: see its docstring).
-    "daphne",
+    # routes work there too); workers are served by server.serve (uvicorn: see its docstring), and importing
+    # daphne (Twisted, autobahn) was a fifth of a worker's start.
+    *(["daphne"] if sys.argv[1:2] == ["runserver"] else []),
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

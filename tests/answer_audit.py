@@ -1,9 +1,10 @@
 """Every JSON answer a test's persona receives is checked against what /doc says that route answers.
 
 `checker(base_url, token)` is the personas' httpx response hook (tests/conftest.py make_persona): it finds the
-request's route in the server's own /doc (fetched once per server), and validates a 2xx JSON body against the
-schema /doc states for that status. A body outside it fails the request, so every test of the suite is also a
-test that /doc tells the truth about what it received."""
+request's route in /doc (fetched once per test process, from the first server asked: the document depends only
+on the code, server/api/doc.py, and every server of a run serves this checkout), and validates a 2xx JSON body
+against the schema /doc states for that status. A body outside it fails the request, so every test of the suite
+is also a test that /doc tells the truth about what it received."""
 from __future__ import annotations
 
 import json
@@ -46,15 +47,18 @@ class _Document:
                      if m == method and pattern.match(path)), (None, {}))
 
 
-_documents: dict[str, _Document] = {}
+_the_document: _Document | None = None
 _lock = threading.Lock()
 
 
 def _document(base_url: str, token: str) -> _Document:
+    # One document for every server: a fresh server builds /doc in about a second of CPU, and the validators
+    # compiled from it would be compiled again for each of the run's hundred-odd servers.
+    global _the_document
     with _lock:
-        if base_url not in _documents:
-            _documents[base_url] = _Document(base_url, token)
-        return _documents[base_url]
+        if _the_document is None:
+            _the_document = _Document(base_url, token)
+        return _the_document
 
 
 def checker(base_url: str, token: str):

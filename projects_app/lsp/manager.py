@@ -14,14 +14,19 @@ import signal
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 
 from agentserver import paths
 from agentserver.context import RuntimeContext
 from agentserver import sandbox, shutdown
-from projects_app.lsp.client import LanguageClient
 from projects_app.lsp.servers import ServerInfo, servers_for
+
+if TYPE_CHECKING:
+    # The client (pygls, lsprotocol) is imported when a language server is first started: lsprotocol's
+    # attrs classes cost about a fifth of a worker's start, and most workers never start one.
+    from projects_app.lsp.client import LanguageClient
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +136,8 @@ class LspManager:
 
         def published(server_id: str, path: str) -> None:
             self._publish(context, "lsp.client.diagnostics", {"serverID": server_id, "path": path})
+
+        from projects_app.lsp.client import LanguageClient
 
         client = LanguageClient(server_id=server_id, root=root, spec=spec, on_diagnostics=published)
         try:

@@ -11,16 +11,20 @@ import asyncio
 import contextlib
 import contextvars
 import hashlib
+import importlib
 import json
 import logging
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
-
-from mcp.client.session import ClientSession
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from agentserver.loop import free_db
+
+if TYPE_CHECKING:
+    # The `mcp` package is imported when a server is first connected (connect): importing it cost a fifth of a
+    # worker's start (its pydantic models), and most workers never connect one.
+    from mcp.client.session import ClientSession
 
 log = logging.getLogger(__name__)
 
@@ -167,6 +171,8 @@ async def _transport(target: Target, kind: str, seen: dict):
 
 
 async def _serve(connection: Connection, kind: str, seen: dict) -> None:
+    from mcp.client.session import ClientSession
+
     async with _transport(connection.target, kind, seen) as streams:
         async with ClientSession(streams[0], streams[1]) as session:
             await session.initialize()
@@ -225,6 +231,10 @@ async def connect(target: Target) -> Connection:
         failed = _failures.get(key)
         if failed and time.monotonic() - failed[0] < FAILURE_TTL_SECONDS:
             raise failed[1]
+        # The package loads off the loop (a second of CPU, once per worker) and before the connect timeout runs.
+        await asyncio.to_thread(importlib.import_module, "mcp.client.session")
+        connection = _connections.get(key)
+    if connection is None or connection.stop.is_set():
         connection = Connection(target=target, ready=asyncio.get_running_loop().create_future())
         _connections[key] = connection
         # A clean context: not the caller's (a request's or runner's), the connection outlives both.

@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import httpx
 
+from tests.conftest import TLS
+
 
 @dataclass
 class Frame:
@@ -26,7 +28,7 @@ def parse_frame(raw: bytes) -> Frame:
 class SseStream:
     def __init__(self, base_url: str, path: str, *, headers: dict | None = None, params: dict | None = None,
                  read_timeout: float = 15.0):
-        self.client = httpx.Client(base_url=base_url, timeout=httpx.Timeout(10, read=read_timeout))
+        self.client = httpx.Client(base_url=base_url, timeout=httpx.Timeout(10, read=read_timeout), verify=TLS)
         self._context = self.client.stream("GET", path, headers=headers or {}, params=params)
         self.response = self._context.__enter__()
         self._chunks = self.response.iter_raw() if self.response.status_code == 200 else iter(())

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import ROOT, _die_with_parent, database_url_for, free_port
+from tests.conftest import ROOT, TLS, _die_with_parent, database_url_for, free_port
 
 
 def _killed_with_parent() -> None:
@@ -116,7 +116,7 @@ class Host:
                 raise RuntimeError(f"host {self.name} exited:\n{self.log()}")
             try:
                 # A first request on a loaded machine can take over a second (the URL conf's imports).
-                if httpx.get(f"{self.url}/global/health", timeout=5).status_code == 200:
+                if httpx.get(f"{self.url}/global/health", timeout=5, verify=TLS).status_code == 200:
                     return
             except httpx.HTTPError:
                 pass
@@ -273,7 +273,7 @@ def start_nginx(prefix: Path, hosts: list[Host]) -> Nginx:
         if process.poll() is not None:
             raise RuntimeError((prefix / "error.log").read_text())
         try:
-            httpx.get(f"http://127.0.0.1:{port}/global/health", timeout=1)
+            httpx.get(f"http://127.0.0.1:{port}/global/health", timeout=1, verify=TLS)
             return Nginx(prefix=prefix, port=port, process=process)
         except httpx.HTTPError:
             time.sleep(0.1)

@@ -7,6 +7,8 @@ import time
 import pytest
 from websockets.asyncio.client import connect
 
+from tests.conftest import TLS
+
 
 def ws_url(persona_or_url, pty_id: str, *, cursor: int | None = None, v2: bool = False, query: str = "") -> str:
     base = persona_or_url if isinstance(persona_or_url, str) else persona_or_url.base_url
@@ -124,7 +126,7 @@ class EventLog:
         self.payloads: list[dict] = []
         self.directories: dict[str, str] = {}
         self._client = httpx.Client(base_url=persona.base_url, timeout=httpx.Timeout(5, read=None),
-                                    headers={"Authorization": f"Bearer {persona.token}"})
+                                    headers={"Authorization": f"Bearer {persona.token}"}, verify=TLS)
         self._connected = threading.Event()
         self._stop = False
         self._thread = threading.Thread(target=self._run, daemon=True)

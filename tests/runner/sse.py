@@ -7,13 +7,15 @@ import time
 
 import httpx
 
+from tests.conftest import TLS
+
 
 class EventRecorder:
     def __init__(self, persona, directory, *, path: str = "/event"):
         self.events: list[dict] = []
         self.received: list[float] = []  # time.monotonic() at each event's arrival, beside self.events
         self._client = httpx.Client(base_url=persona.base_url, headers=persona.client.headers,
-                                    timeout=httpx.Timeout(10, read=None))
+                                    timeout=httpx.Timeout(10, read=None), verify=TLS)
         self._params = {"directory": str(directory)}
         self._path = path
         self._connected = threading.Event()

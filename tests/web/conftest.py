@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, TLS
 
 ARTIFACTS = ROOT / "test-artifacts"
 SCREENSHOTS = ARTIFACTS / "screenshots"
@@ -148,7 +148,7 @@ SAME_ORIGIN = {"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors", "Sec-F
 @pytest.fixture
 def browser_client(server):
     """An HTTP client that keeps cookies, as a browser tab would."""
-    with httpx.Client(base_url=server.url, timeout=60) as client:
+    with httpx.Client(base_url=server.url, timeout=60, verify=TLS) as client:
         yield client
 
 
