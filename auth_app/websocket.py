@@ -3,7 +3,7 @@ credentials as HTTP, Origin checked against the CORS allowlist, and the browser'
 this server's own origin. A foreign Host is refused at the handshake (403), before anything else runs; other
 refusals accept and then close with a distinct code so clients can tell why: 4401 unauthenticated, 4403
 forbidden origin. The scope says which credential opened the socket (`credential_id`), so that the socket
-closes when that credential ends (agentserver.connections)."""
+closes when that credential ends (agentserver.events.connections)."""
 from importlib import import_module
 from types import SimpleNamespace
 

@@ -10,7 +10,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.static import serve as serve_static
 
-from agentserver.api import route
+from agentserver.http.api import route
 from audit_app import urls as audit_urls
 from auth_app import urls as auth_urls
 from projects_app import urls as projects_urls

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 
-from agentserver import bus, connections
+from agentserver.events import bus, connections
 from auth_app.websocket import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 from pty_app import selectors
 from pty_app.buffer import skip_continuation

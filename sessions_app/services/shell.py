@@ -16,8 +16,10 @@ from django.db import transaction
 
 from audit_app.log import record
 
-from agentserver import ids, sandbox, workers
-from agentserver import loop as server_loop
+from agentserver import ids
+from agentserver.sandbox import launcher as sandbox
+from agentserver.workers import liveness as workers
+from agentserver.workers import loop as server_loop
 from agentserver.clock import now_ms
 from agentserver.errors import SessionBusy
 from sessions_app.models import Message, Part, Session

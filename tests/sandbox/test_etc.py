@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from agentserver import sandbox, sandbox_host
+from agentserver.sandbox import launcher as sandbox, host as sandbox_host
 
 
 def _user(django_user_model, tmp_path, name):
