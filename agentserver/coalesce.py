@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable
 from concurrent.futures import Future
 from typing import TypeVar
 
-from agentserver.loop import let_others_run
+from agentserver.workers.loop import let_others_run
 
 T = TypeVar("T")
 

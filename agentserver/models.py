@@ -1,6 +1,6 @@
 from django.db import models
 
-from agentserver.json_column import JSONField
+from agentserver.db.json_column import JSONField
 
 
 class EventLog(models.Model):

@@ -6,7 +6,7 @@ and the web app's copy) are never a user's, whatever their roots say: a path ins
 through a base that lies inside it too, and the only such bases are the server's deliberate corners of the
 shared dir (`server_corners`: server-made worktrees and snapshot stores). A root that contains a server
 directory has it masked; a root inside one is no base at all. The sandbox hides the same list
-(agentserver.sandbox), so what a user's processes see and what the server's routes answer agree."""
+(agentserver.sandbox.launcher), so what a user's processes see and what the server's routes answer agree."""
 import importlib.util
 import os
 import sys

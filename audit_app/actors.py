@@ -3,7 +3,7 @@ acting in a session on a person's behalf, or the server itself (a command, a jan
 
 A request's actor is set once, where the request is authenticated (auth_app), as the ambient actor of the
 request's context; a record that names no actor takes it. Each request runs in a copy of the worker's context
-(agentserver/admission.py), so an actor never outlives its request."""
+(agentserver/http/admission.py), so an actor never outlives its request."""
 from __future__ import annotations
 
 import contextvars

@@ -1,5 +1,5 @@
 """Routes of audit_app: the audit log's one read route, under /api."""
-from agentserver.api import route
+from agentserver.http.api import route
 from audit_app.api import audit
 
 original: list = []

@@ -9,7 +9,9 @@ import re
 from django.db import transaction
 from django.db.models import QuerySet
 
-from agentserver import events, ids, sql
+from agentserver.events import publisher as events
+from agentserver import ids
+from agentserver.db import sql
 from agentserver.clock import now_ms
 from agentserver.errors import BadRequest, NotFound
 from auth_app import crypto

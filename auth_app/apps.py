@@ -6,7 +6,8 @@ class AuthAppConfig(AppConfig):
     label = "auth_app"
 
     def ready(self) -> None:
-        from agentserver import connections, sandbox
+        from agentserver.events import connections
+        from agentserver.sandbox import launcher as sandbox
         from auth_app.authentication import live_credentials
         from auth_app.tokens import roots_of
 

@@ -60,7 +60,7 @@ def token_of(*, user, token_id: int) -> ApiToken | None:
 
 def tokens_revoke_all(*, user, actor: Actor | None = None) -> int:
     """Revoke every token of the user (a password change that asks for it); their connections close."""
-    from agentserver import events
+    from agentserver.events import publisher as events
 
     with transaction.atomic():
         tokens = list(ApiToken.objects.select_related("user").filter(user=user, revoked__isnull=True))
@@ -74,7 +74,7 @@ def tokens_revoke_all(*, user, actor: Actor | None = None) -> int:
 
 
 def token_revoke(*, token: ApiToken, actor: Actor | None = None) -> None:
-    from agentserver import events
+    from agentserver.events import publisher as events
 
     token.revoked = timezone.now()
     with transaction.atomic():

@@ -1,5 +1,5 @@
 """Routes of auth_app: `original` at the root, `v2` under /api."""
-from agentserver.api import route
+from agentserver.http.api import route
 from auth_app.api import accounts
 
 original: list = [

@@ -3,7 +3,7 @@ credentials as HTTP, Origin checked against the CORS allowlist, and the browser'
 this server's own origin. A foreign Host is refused at the handshake (403), before anything else runs; other
 refusals accept and then close with a distinct code so clients can tell why: 4401 unauthenticated, 4403
 forbidden (the origin; a terminal's, the organization's policy). The scope says which credential opened the socket (`credential_id`), so that the socket
-closes when that credential ends (agentserver.connections). A token's first use from an address is recorded
+closes when that credential ends (agentserver.events.connections). A token's first use from an address is recorded
 here as over HTTP (auth_app/token_use.py)."""
 from importlib import import_module
 from types import SimpleNamespace

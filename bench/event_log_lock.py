@@ -1,4 +1,4 @@
-"""What the event log's ordering lock costs on PostgreSQL (agentserver/events.py `_write_log`).
+"""What the event log's ordering lock costs on PostgreSQL (agentserver/events/publisher.py `_write_log`).
 
 Every worker writes its events to one log table; ids come from a sequence, so two workers could commit id 11
 before id 10, and a client replaying from 11 (Last-Event-ID) would never see 10. The server therefore takes a

@@ -133,7 +133,7 @@ def launcher() -> dict[str, dict[str, Callable[[], float]]]:
     from django.conf import settings
     from django.contrib.auth import get_user_model
 
-    from agentserver import sandbox
+    from agentserver.sandbox import launcher as sandbox
     from auth_app.tokens import roots_of
 
     user = get_user_model().objects.get(username="bench")

@@ -4,7 +4,7 @@ from django.contrib.auth.models import Group
 from django.db import models
 from django.db.models.functions import Coalesce
 
-from agentserver.json_column import JSONField
+from agentserver.db.json_column import JSONField
 
 PERMISSION_ACTIONS = ("allow", "ask", "deny")
 

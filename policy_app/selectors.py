@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db.models import Q
 
-from agentserver import sql
+from agentserver.db import sql
 from policy_app.models import Policy, scope_name
 from policy_app.rules import EffectivePolicy, Scope
 
@@ -33,7 +33,7 @@ def _scope(group: str | None, providers, models, restrict_mcp, local_commands, r
         sharing_allowed=sharing, default_model=(default_model or "").strip(), max_steps=max_steps or None)
 
 
-# Read at every prompt, step and permission check: compiled once (agentserver.sql.Query).
+# Read at every prompt, step and permission check: compiled once (agentserver.db.sql.Query).
 _ROWS = sql.Query(
     lambda user_id: Policy.objects.filter(Q(group__isnull=True) | Q(group__user__id=user_id))
     .values_list("group__name", *FIELDS))

@@ -6,7 +6,7 @@ class ProjectsAppConfig(AppConfig):
     label = "projects_app"
 
     def ready(self) -> None:
-        from agentserver import api
+        from agentserver.http import api
         from projects_app.contexts import from_request
 
         # The HTTP edge resolves a request's directory into a runtime context through projects_app.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agentserver.api import json_integer
+from agentserver.http.api import json_integer
 
 ACTIONS = ("ask", "allow", "deny")
 MODEL_REF = re.compile(r"^[^/\s]+/\S.*$")

@@ -8,7 +8,8 @@ import threading
 import time
 from urllib.parse import unquote
 
-from agentserver import paths, sandbox
+from agentserver import paths
+from agentserver.sandbox import launcher as sandbox
 from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest, Forbidden, NotFound
 from auth_app.tokens import roots_of

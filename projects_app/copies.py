@@ -8,7 +8,8 @@ import re
 
 from django.db import transaction
 
-from agentserver import ids, paths, sandbox
+from agentserver import ids, paths
+from agentserver.sandbox import launcher as sandbox
 from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest, Conflict, NotFound
 from auth_app.tokens import roots_of

@@ -8,7 +8,9 @@ import subprocess
 
 from django.conf import settings
 
-from agentserver import events, paths, sandbox
+from agentserver.events import publisher as events
+from agentserver import paths
+from agentserver.sandbox import launcher as sandbox
 from agentserver.coalesce import Coalescer
 from agentserver.errors import BadRequest, Conflict, Forbidden, PayloadTooLarge
 from projects_app.contexts import default_directory

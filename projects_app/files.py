@@ -20,7 +20,8 @@ import time
 
 from rapidfuzz import fuzz
 
-from agentserver import paths, ripgrep, sandbox
+from agentserver import paths, ripgrep
+from agentserver.sandbox import launcher as sandbox
 from agentserver.errors import ApiError, BadRequest, NotFound, PayloadTooLarge
 
 MAX_READ_BYTES = 5 * 1024 * 1024

@@ -4,7 +4,8 @@ The first (empty) commit gives the project its id (opencode's project id is the 
 the user's sandbox, like every program run in a user's directory."""
 from __future__ import annotations
 
-from agentserver import events, sandbox
+from agentserver.events import publisher as events
+from agentserver.sandbox import launcher as sandbox
 from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest
 from projects_app.contexts import context_for_directory, forget_git_info

@@ -2,7 +2,7 @@ from django.conf import settings
 from django.db import models
 
 from agentserver.clock import now_ms  # noqa: F401 — migrations name it here
-from agentserver.json_column import JSONField
+from agentserver.db.json_column import JSONField
 
 
 class Project(models.Model):

@@ -7,7 +7,7 @@ import os
 
 from django.db import transaction
 
-from agentserver import events
+from agentserver.events import publisher as events
 from agentserver.context import RuntimeContext
 from agentserver.errors import NotFound
 from agentserver.paths import within_any

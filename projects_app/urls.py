@@ -1,5 +1,5 @@
 """Routes of projects_app: `original` at the root, `v2` under /api."""
-from agentserver.api import route
+from agentserver.http.api import route
 from projects_app.api import (config, copies, files, formatters, instance, location, lsp, projects, references, vcs,
                               workspaces, worktrees)
 

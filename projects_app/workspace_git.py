@@ -7,7 +7,7 @@ import os
 import shutil
 import subprocess
 
-from agentserver import sandbox
+from agentserver.sandbox import launcher as sandbox
 
 _ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
 

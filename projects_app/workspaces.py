@@ -25,7 +25,9 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 
-from agentserver import events, ids, paths, sandbox
+from agentserver.events import publisher as events
+from agentserver import ids, paths
+from agentserver.sandbox import launcher as sandbox
 from agentserver.errors import BadRequest, Conflict, NotFound
 from audit_app.log import record
 from auth_app.tokens import roots_of

@@ -13,7 +13,8 @@ import threading
 
 from django.db import connections
 
-from agentserver import events, sandbox
+from agentserver.events import publisher as events
+from agentserver.sandbox import launcher as sandbox
 from agentserver.context import RuntimeContext
 from agentserver.errors import Conflict, NotFound
 from projects_app import workspace_git as git

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
-from agentserver.loop import db
+from agentserver.workers.loop import db
 from providers_app import credentials, models_catalog, tls
 from providers_app.errors import ProviderAuthError, ProviderCallError
 from providers_app.stream import CallMeter, StreamEvent

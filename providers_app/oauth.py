@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 import httpx
 from django.db import transaction
 
-from agentserver.api import json_integer
+from agentserver.http.api import json_integer
 from agentserver.clock import now_ms
 from agentserver.errors import BadRequest, NotFound
 from providers_app.models import OAuthPending

@@ -1,5 +1,5 @@
 """Routes of providers_app: `original` at the root, `v2` under /api."""
-from agentserver.api import route
+from agentserver.http.api import route
 from providers_app.api import console, integrations, mcp, providers
 
 original: list = [

@@ -1,6 +1,6 @@
-"""The PTY child's environment: the safe allowlist of agentserver.childenv, plus the request's env and a
+"""The PTY child's environment: the safe allowlist of agentserver.sandbox.childenv, plus the request's env and a
 terminal type."""
-from agentserver.childenv import default_shell, safe_environment  # noqa: F401  (default_shell re-exported)
+from agentserver.sandbox.childenv import default_shell, safe_environment  # noqa: F401  (default_shell re-exported)
 
 
 def child_environment(*, home: str, extra: dict[str, str] | None = None) -> dict[str, str]:

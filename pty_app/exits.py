@@ -4,7 +4,8 @@ other. The row's deletion is the single arbiter of who announces the end: whoeve
 pty.deleted."""
 from django.db import transaction
 
-from agentserver import events, workers
+from agentserver.events import publisher as events
+from agentserver.workers import liveness as workers
 from audit_app.actors import Actor
 from audit_app.log import record
 from pty_app.models import Pty

@@ -18,8 +18,8 @@ import time
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
-from agentserver import loop as server_loop
-from agentserver import shutdown, workers
+from agentserver.workers import loop as server_loop
+from agentserver.workers import shutdown, liveness as workers
 from pty_app import conf, exits
 from pty_app.terminal import SpawnSpec, Terminal, signal_session
 
@@ -322,7 +322,7 @@ class PtyManager:
             terminal.terminate()
 
     def shutdown(self) -> None:
-        """On exit (agentserver.shutdown): the worker is going away, and so do its terminals (whole sessions)
+        """On exit (agentserver.workers.shutdown): the worker is going away, and so do its terminals (whole sessions)
         and their rows."""
         terminals = list(self.terminals.values())
         for terminal in terminals:
@@ -360,7 +360,7 @@ _manager_lock = threading.Lock()
 
 async def on_request_started(sender=None, **kwargs) -> None:
     """The first request starts the manager in every worker, PTYs or not: its heartbeat and its sweeper,
-    which removes a dead worker's terminals in a bounded time (agentserver.workers)."""
+    which removes a dead worker's terminals in a bounded time (agentserver.workers.liveness)."""
     manager = get_manager()
     if manager._started is None:
         try:

@@ -1,4 +1,4 @@
-"""Reads, always scoped to the caller. Rows whose worker is dead (agentserver.workers: its heartbeat expired,
+"""Reads, always scoped to the caller. Rows whose worker is dead (agentserver.workers.liveness: its heartbeat expired,
 or on one host its process is gone) are orphans: a crashed worker cannot clean up after itself, so readers
 remove them (and announce it), as every worker's sweeper does now and then."""
 import os

@@ -6,7 +6,8 @@ import shutil
 
 from django.db import transaction
 
-from agentserver import ids, paths, sandbox
+from agentserver import ids, paths
+from agentserver.sandbox import launcher as sandbox
 from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest, NotFound, TooManyRequests
 from audit_app.actors import current as current_actor

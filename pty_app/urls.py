@@ -1,5 +1,5 @@
 """Routes of pty_app: `original` at the root, `v2` under /api. The WebSockets are in routing.py."""
-from agentserver.api import route
+from agentserver.http.api import route
 from pty_app.api import pty
 
 original: list = [

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The programs of the process sandbox (agentserver/sandbox.py): bubblewrap, slirp4netns (the `outbound`
+# The programs of the process sandbox (agentserver/sandbox/launcher.py): bubblewrap, slirp4netns (the `outbound`
 # network) and util-linux's setpriv/prlimit/nsenter/unshare. Installed with apt when missing and running as
 # root; otherwise says what to do. Skipped entirely with AGENTSERVER_SANDBOX=off.
 set -uo pipefail

@@ -1,5 +1,5 @@
-"""Writes agentserver/opencode_answers.json: what opencode's server says each of its routes answers on success,
-taken from its own OpenAPI document (opencode 1.18.33's /doc), for /doc to state (agentserver/schema.py).
+"""Writes agentserver/http/opencode_answers.json: what opencode's server says each of its routes answers on success,
+taken from its own OpenAPI document (opencode 1.18.33's /doc), for /doc to state (agentserver/http/schema.py).
 
     python scripts/vendor_opencode_answers.py PATH/TO/openapi-1.18.33.json
 

@@ -7,13 +7,14 @@ django.setup(set_prefix=False)
 
 from django.conf import settings  # noqa: E402  (after Django setup)
 
-from agentserver.http_handler import PooledASGIHandler  # noqa: E402
+from agentserver.http.handler import PooledASGIHandler  # noqa: E402
 
 django_asgi_app = PooledASGIHandler(threads=settings.HTTP_THREADS, running=settings.HTTP_RUNNING)
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (after Django setup)
 
-from agentserver import sandbox, shutdown  # noqa: E402
+from agentserver.sandbox import launcher as sandbox  # noqa: E402
+from agentserver.workers import shutdown
 
 sandbox.check_at_startup()
 

@@ -7,7 +7,7 @@ of CPU more per request than uvicorn's httptools protocol (GET /global/health: 1
 clients; GET /session: 4.4 ms against 2.5 ms), which decided whether one process keeps up with opencode.
 Every behaviour daphne gave is kept and tested: SSE framing and disconnects, WebSocket PTYs (with real
 back-pressure: uvicorn's `send` waits for the network), the exit hooks (through the ASGI lifespan, see
-agentserver.shutdown) and SIGHUP/SIGTERM clean-up.
+agentserver.workers.shutdown) and SIGHUP/SIGTERM clean-up.
 
 X-Forwarded-For and X-Forwarded-Proto are believed only from settings.TRUSTED_PROXIES
 (AGENTSERVER_TRUSTED_PROXIES), not from uvicorn's default, the loopback: anything on the host could forge them."""

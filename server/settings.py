@@ -89,7 +89,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
-    "agentserver.middleware.BodySizeLimitMiddleware",
+    "agentserver.http.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "web_app.middleware.SecureCookiesOverTls",
     "web_app.middleware.TrustedDeviceCookie",
@@ -101,11 +101,11 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
-# The JSON API's chain when a request carries no session cookie (agentserver/http_handler.py): tokens need
+# The JSON API's chain when a request carries no session cookie (agentserver/http/handler.py): tokens need
 # no sessions, CSRF or messages. CommonMiddleware checks the Host (ALLOWED_HOSTS) and sets Content-Length.
 API_MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
-    "agentserver.middleware.BodySizeLimitMiddleware",
+    "agentserver.http.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.common.CommonMiddleware",
 ]
@@ -130,7 +130,7 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
-# Requests run on a fixed pool of threads (agentserver/http_handler.py): that many at once, more fall back
+# Requests run on a fixed pool of threads (agentserver/http/handler.py): that many at once, more fall back
 # to a thread of their own. Each pool thread keeps its database connection (SQLite) or borrows one from the
 # psycopg pool per request (PostgreSQL).
 HTTP_THREADS = int(os.environ.get("AGENTSERVER_HTTP_THREADS", "32"))
@@ -140,7 +140,7 @@ HTTP_RUNNING = int(os.environ.get("AGENTSERVER_HTTP_RUNNING", "")
                    or (1 if DATABASE_URL.startswith("sqlite") else 2))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Django's backend, with the process's writers taking turns on a lock rather than on SQLite's sleeps.
-    DATABASES["default"]["ENGINE"] = "agentserver.sqlite"
+    DATABASES["default"]["ENGINE"] = "agentserver.db.sqlite"
     # Opening a SQLite connection (and its PRAGMAs) cost more than the queries of a typical request.
     DATABASES["default"]["CONN_MAX_AGE"] = None
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
@@ -168,9 +168,9 @@ if os.environ.get("AGENTSERVER_TEST_DB_NAME"):
 REDIS_URL = os.environ.get("REDIS_URL", "")
 # A stopping worker (SIGTERM) lets its running turns finish this long, then hands their sessions over.
 GRACE_SECONDS = float(os.environ.get("AGENTSERVER_GRACE_SECONDS", "60"))
-# A worker whose Redis heartbeat is this old is dead (agentserver/workers.py): its terminals are removed.
+# A worker whose Redis heartbeat is this old is dead (agentserver/workers/liveness.py): its terminals are removed.
 WORKER_TTL_SECONDS = float(os.environ.get("AGENTSERVER_WORKER_TTL_SECONDS", "10"))
-# Names the Redis event channel (agentserver/deployment.py); unset: the identity row of the database.
+# Names the Redis event channel (agentserver/workers/deployment.py); unset: the identity row of the database.
 DEPLOYMENT = os.environ.get("AGENTSERVER_DEPLOYMENT", "").strip()
 if REDIS_URL:
     CHANNEL_LAYERS = {
@@ -266,11 +266,11 @@ if OIDC_ISSUER:
 
 # Credential encryption keys (Fernet), newest first; unset → derived from SECRET_KEY (see auth_app/crypto.py).
 FERNET_KEYS = _env_list("AGENTSERVER_FERNET_KEYS", "")
-# The sandbox of every process run for a user (agentserver/sandbox.py; README "Security model").
+# The sandbox of every process run for a user (agentserver/sandbox/launcher.py; README "Security model").
 SANDBOX_MODE = os.environ.get("AGENTSERVER_SANDBOX", "on").strip().lower()  # on (bubblewrap) | off
 SANDBOX_BWRAP = os.environ.get("AGENTSERVER_SANDBOX_BWRAP", "bwrap")
 SANDBOX_NETWORK = os.environ.get("AGENTSERVER_SANDBOX_NETWORK", "outbound").strip().lower()  # outbound|none|host
-# Offline programs on a user's files (git) run in a long-lived sandbox per user (agentserver/sandbox_resident.py).
+# Offline programs on a user's files (git) run in a long-lived sandbox per user (agentserver/sandbox/resident.py).
 SANDBOX_RESIDENT = os.environ.get("AGENTSERVER_SANDBOX_RESIDENT", "on").strip().lower() not in ("off", "0", "no")
 SANDBOX_EXPOSE = _env_list("AGENTSERVER_SANDBOX_EXPOSE", "")  # read-only in every sandbox (shared toolchains)
 SANDBOX_UID_BASE = int(os.environ.get("AGENTSERVER_SANDBOX_UID_BASE", "200000"))  # uid = base + user id (as root)
@@ -285,7 +285,7 @@ SSE_HEARTBEAT_SECONDS = float(os.environ.get("AGENTSERVER_SSE_HEARTBEAT_SECONDS"
 EVENT_LOG_RETENTION = int(os.environ.get("AGENTSERVER_EVENT_LOG_RETENTION", "100000"))
 SSE_QUEUE_SIZE = int(os.environ.get("AGENTSERVER_SSE_QUEUE_SIZE", "10000"))  # per stream; overflow → resync
 # How long a worker holds other events back for one with a smaller id before reading it from the event log
-# (agentserver/sequencer.py): streams get every logged event in id order.
+# (agentserver/events/sequencer.py): streams get every logged event in id order.
 EVENT_GAP_WAIT_MS = int(os.environ.get("AGENTSERVER_EVENT_GAP_WAIT_MS", "200"))
 SSE_MAX_STREAMS_PER_USER = int(os.environ.get("AGENTSERVER_SSE_MAX_STREAMS_PER_USER", "200"))
 # The operator's SearXNG-compatible search endpoint for the websearch tool (any address, loopback included).
@@ -308,11 +308,11 @@ REST_FRAMEWORK = {
         "auth_app.authentication.JsonOnlySessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PARSER_CLASSES": ["agentserver.parsers.LenientJSONParser"],
-    "DEFAULT_RENDERER_CLASSES": ["agentserver.renderers.FastJSONRenderer"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "agentserver.renderers.AlwaysJson",
+    "DEFAULT_PARSER_CLASSES": ["agentserver.http.parsers.LenientJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["agentserver.http.renderers.FastJSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "agentserver.http.renderers.AlwaysJson",
     "EXCEPTION_HANDLER": "agentserver.errors.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "agentserver.schema.OperationIdAutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "agentserver.http.schema.OperationIdAutoSchema",
     "UNAUTHENTICATED_USER": None,
     # `format` is an ordinary input (vcs.diff's json | patch); as DRF's renderer override, ?format=x was a 500.
     "URL_FORMAT_OVERRIDE": None,
@@ -325,8 +325,8 @@ SPECTACULAR_SETTINGS = {
     "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # The error shape every error answer refers to, and the routes spectacular cannot see (the event streams).
-    "POSTPROCESSING_HOOKS": ["agentserver.schema.add_error_shape_and_plain_routes",
-                             "agentserver.schema.state_opencode_answers"],
+    "POSTPROCESSING_HOOKS": ["agentserver.http.schema.add_error_shape_and_plain_routes",
+                             "agentserver.http.schema.state_opencode_answers"],
 }
 
 LOGGING = {

@@ -9,7 +9,7 @@ from django.contrib import admin
 from django.contrib.staticfiles.views import serve as serve_static
 from django.urls import include, path, re_path
 
-from agentserver.api import route
+from agentserver.http.api import route
 from audit_app import urls as audit_urls
 from auth_app import urls as auth_urls
 from projects_app import urls as projects_urls

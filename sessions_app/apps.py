@@ -8,7 +8,7 @@ class SessionsAppConfig(AppConfig):
     def ready(self) -> None:
         from django.core.signals import request_started
 
-        from agentserver.bus import BUS
+        from agentserver.events.bus import BUS
         from projects_app import workspaces
         from sessions_app.mcp_tools import tools_for
         from sessions_app.runtime import supervisor, wakeups

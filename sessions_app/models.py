@@ -6,7 +6,7 @@ opencode's and evolve with it, while the columns beside them carry only what que
 from django.conf import settings
 from django.db import models
 
-from agentserver.json_column import JSONField
+from agentserver.db.json_column import JSONField
 from projects_app.models import now_ms
 
 

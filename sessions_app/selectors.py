@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from agentserver import json_column, sql
+from agentserver.db import json_column, sql
 from agentserver.clock import DatabaseNow
 from agentserver.errors import BadRequest, NotFound
 from sessions_app.models import Message, Part, Session, SessionLease, Share, Todo
@@ -277,7 +277,7 @@ def session_context_messages(*, session: Session) -> list[tuple[Message, list[di
     return [(m, by_message[m.id]) for m in messages]
 
 
-# The model's history, read before every step: compiled once (agentserver.sql.Query). The parts are those of
+# The model's history, read before every step: compiled once (agentserver.db.sql.Query). The parts are those of
 # the session's messages from `since` on, in one statement; values_list skips model instantiation.
 _MESSAGES_SINCE = sql.Query(
     lambda session_id, since: Message.objects.filter(session_id=session_id, id__gte=since).order_by("id"))
@@ -355,7 +355,7 @@ def sync_history(*, user, directory: str, known: dict[str, int]) -> list[dict]:
     """1.18's sync.history.list over the event log: the logged events of the caller's sessions in `directory`
     ({id, aggregate_id, seq, type, data}, seq = the log id), those after `known[sessionID]` for the sessions
     named there. At most SYNC_HISTORY_LIMIT events."""
-    from agentserver.bus import event_session_id
+    from agentserver.events.bus import event_session_id
     from agentserver.models import EventLog
 
     rows = EventLog.objects.filter(owner_id=user.pk, directory=directory).order_by("id")

@@ -1,7 +1,7 @@
 """Routes of sessions_app: `original` at the root, `v2` under /api. Two operations on one URL (GET
 session.messages and POST session.prompt on /session/{id}/message) share a pattern: `route()` combines their
 views. The runner machinery starts with the first request (SessionsAppConfig.ready)."""
-from agentserver.api import route
+from agentserver.http.api import route
 from sessions_app.api import (agents, choice, commands, history, messages, permissions, prompt, questions, revert,
                               sessions, share, sync, workspaces)
 

@@ -5,7 +5,7 @@ from collections.abc import Iterable
 
 import orjson
 
-from agentserver import sql
+from agentserver.db import sql
 from sessions_app.models import Message, Part, Session, Share, Todo
 
 _SHARE = sql.Query(lambda session_id: Share.objects.filter(session_id=session_id)[:1])
@@ -110,7 +110,7 @@ def message_wire(message: Message, parts: Iterable[Part | dict]) -> dict:
 
 def message_wire_stored(info_json: str, parts_json: list[str]) -> dict:
     """message_wire from the JSON text stored for the message and its parts, passed through unparsed
-    (orjson.Fragment, see agentserver/renderers.py) unless the info holds private keys to drop."""
+    (orjson.Fragment, see agentserver/http/renderers.py) unless the info holds private keys to drop."""
     info = public_info(orjson.loads(info_json)) if '"_' in info_json else orjson.Fragment(info_json)
     return {"info": info, "parts": [orjson.Fragment(part) for part in parts_json]}
 

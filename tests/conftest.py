@@ -132,7 +132,7 @@ def free_port() -> int:
 
 def database_url_for(settings_dict: dict) -> str:
     engine = settings_dict["ENGINE"]
-    if engine == "agentserver.sqlite":
+    if engine == "agentserver.db.sqlite":
         return f"sqlite:///{settings_dict['NAME']}"
     user = settings_dict.get("USER") or ""
     password = f":{settings_dict['PASSWORD']}" if settings_dict.get("PASSWORD") else ""

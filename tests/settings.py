@@ -27,10 +27,10 @@ from server.settings import *  # noqa: E402,F401,F403
 from server.settings import DATA_DIR, DATABASES  # noqa: E402
 from django.conf import global_settings  # noqa: E402
 
-if DATABASES["default"]["ENGINE"] == "agentserver.sqlite":
+if DATABASES["default"]["ENGINE"] == "agentserver.db.sqlite":
     DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}
 
-if DATABASES["default"]["ENGINE"] != "agentserver.sqlite":
+if DATABASES["default"]["ENGINE"] != "agentserver.db.sqlite":
     # The test process runs services in many short-lived threads (sync_to_async, tool waits); a small pool
     # runs dry there, and no request cycle returns connections to it. Plain per-thread connections instead.
     DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 2}

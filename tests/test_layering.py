@@ -49,8 +49,8 @@ PLANTED = {
         "No cycles are allowed in providers_app"),
     # An import only a type checker follows closes a cycle too: the contracts do not exclude them.
     "a cycle through a type-checking import": (
-        "agentserver.sandbox_process",
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from agentserver.sandbox import Launch  # noqa: F401",
+        "agentserver.sandbox.process",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from agentserver.sandbox.launcher import Launch  # noqa: F401",
         "These 2 modules import each other in a cycle"),
     "a cycle across apps": (
         "agentserver.clock", "from projects_app import models  # noqa: F401",

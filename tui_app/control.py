@@ -15,7 +15,8 @@ import time
 from django.conf import settings
 from django.db import transaction
 
-from agentserver import events, ids
+from agentserver.events import publisher as events
+from agentserver import ids
 from agentserver.context import RuntimeContext
 from agentserver.errors import NotFound
 from tui_app.models import TuiControlRequest, now_ms

@@ -2,7 +2,7 @@ from django.conf import settings
 from django.db import models
 
 from agentserver.clock import now_ms
-from agentserver.json_column import JSONField
+from agentserver.db.json_column import JSONField
 
 
 class TuiControlRequest(models.Model):

@@ -1,5 +1,5 @@
 """Routes of tui_app: the /tui/* control routes (original mount only)."""
-from agentserver.api import route
+from agentserver.http.api import route
 from tui_app.api import tui
 
 original: list = [

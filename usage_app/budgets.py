@@ -15,7 +15,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Q, Sum
 
-from agentserver import events, sql
+from agentserver.events import publisher as events
+from agentserver.db import sql
 from agentserver.errors import BudgetExceeded
 from providers_app.errors import ProviderCallError
 from usage_app.models import PERIODS, Budget, UsageDay, UsageRecord
@@ -90,7 +91,7 @@ def _budgets_query(person_id: int):
             .values_list("scope", "period", "amount", "warn_percent", "group__name"))
 
 
-# Compiled once (agentserver.sql): the check runs before every model call.
+# Compiled once (agentserver.db.sql): the check runs before every model call.
 _BUDGETS = sql.Query(_budgets_query)
 
 

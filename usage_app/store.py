@@ -7,7 +7,7 @@ from dataclasses import asdict
 from django.db import connection
 from django.db.models import Count, Max, Q, Sum
 
-from agentserver import sql
+from agentserver.db import sql
 from usage_app.calls import ModelCall
 from usage_app.models import UsageDay, UsageRecord
 from usage_app.zone import usage_zone

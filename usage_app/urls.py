@@ -1,5 +1,5 @@
 """Routes of usage_app: `v2` under /api (it has none at the root: opencode has no usage API)."""
-from agentserver.api import route
+from agentserver.http.api import route
 from usage_app.api import usage
 
 original: list = []

@@ -18,7 +18,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
 
-from agentserver import events
+from agentserver.events import publisher as events
 from audit_app.actors import Actor
 from audit_app.log import record
 from auth_app.authentication import user_credential_id
@@ -151,7 +151,7 @@ def password_change(request: HttpRequest) -> HttpResponse:
                details={"by": "the person, on the account page", "signedOutClients": revoke})
         revoked = tokens_revoke_all(user=form.user, actor=actor) if revoke else 0
     # This browser stays signed in; every other session ends (its auth hash no longer matches), and so do
-    # the connections it opened (agentserver.connections).
+    # the connections it opened (agentserver.events.connections).
     update_session_auth_hash(request, form.user)
     if revoke:
         events.revoke_token(user_credential_id(form.user))  # terminals opened with a one-time ticket

@@ -17,7 +17,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect, ensure_csrf_cookie
 from django.views.decorators.debug import sensitive_post_parameters
 
-from agentserver import events
+from agentserver.events import publisher as events
 from auth_app.authentication import browser_stream_id
 from web_app.throttle import refusal, too_many_message
 

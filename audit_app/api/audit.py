@@ -2,7 +2,7 @@
 admin's list, cursor-paginated."""
 from rest_framework import serializers
 
-from agentserver.api import (
+from agentserver.http.api import (
     ApiView,
     CursorField,
     array,

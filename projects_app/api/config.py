@@ -2,7 +2,7 @@
 layer). Responses are always redacted: secrets are write-only."""
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, V2RequestView, body_object, expected, ref
+from agentserver.http.api import ApiView, V2RequestView, body_object, expected, ref
 from agentserver.errors import BadRequest
 from projects_app.config import (
     config_update,

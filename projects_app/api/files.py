@@ -6,7 +6,7 @@ from django.http import HttpResponse
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import (
+from agentserver.http.api import (
     ApiView,
     LocatedView,
     StrictCharField,

@@ -1,7 +1,7 @@
 """formatter.status on both mounts: the directory's formatters and whether each would run after an edit."""
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, LocatedView, located, opencode
+from agentserver.http.api import ApiView, LocatedView, located, opencode
 from projects_app.formatters import formatter_status
 
 

@@ -1,7 +1,7 @@
 """instance.dispose (one directory) and global.dispose (all of the caller's): projects_app.instance."""
 from rest_framework.response import Response
 
-from agentserver.api import ApiView
+from agentserver.http.api import ApiView
 from projects_app.instance import global_dispose, instance_dispose
 
 

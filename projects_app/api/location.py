@@ -1,7 +1,7 @@
 """Where the client works: path.get (original) and location.get (v2)."""
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, LocatedView
+from agentserver.http.api import ApiView, LocatedView
 from projects_app.environment import path_info
 
 

@@ -1,7 +1,7 @@
 """lsp.status on both mounts: the language servers this directory's edits started, with their root and state."""
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, LocatedView, located, opencode
+from agentserver.http.api import ApiView, LocatedView, located, opencode
 from projects_app.lsp.service import lsp_status
 
 

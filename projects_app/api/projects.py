@@ -3,7 +3,7 @@ and project.list, project.get, project.update (v2, server kind)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import (
+from agentserver.http.api import (
     PATH_MAX_LENGTHS,
     STRING,
     ApiView,

@@ -1,5 +1,5 @@
 """reference.list (v2): the references the config names (projects_app.references)."""
-from agentserver.api import LocatedView
+from agentserver.http.api import LocatedView
 from projects_app.references import reference_list
 
 

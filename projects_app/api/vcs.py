@@ -5,7 +5,7 @@ from django.http import HttpResponse
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import (
+from agentserver.http.api import (
     BOOLEAN,
     NUMBER,
     STRING,

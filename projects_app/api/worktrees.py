@@ -2,7 +2,7 @@
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, StrictCharField, parse
+from agentserver.http.api import ApiView, StrictCharField, parse
 from projects_app import worktrees
 
 

@@ -18,7 +18,7 @@ from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pygls.lsp.client import BaseLanguageClient
 
-from agentserver import sandbox
+from agentserver.sandbox import launcher as sandbox
 from projects_app.lsp.servers import LaunchSpec, language_id
 
 log = logging.getLogger(__name__)

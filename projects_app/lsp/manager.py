@@ -20,7 +20,8 @@ from django.conf import settings
 
 from agentserver import paths
 from agentserver.context import RuntimeContext
-from agentserver import sandbox, shutdown
+from agentserver.sandbox import launcher as sandbox
+from agentserver.workers import shutdown
 from projects_app.lsp.servers import ServerInfo, servers_for
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ class LspManager:
         return self._loop is not None
 
     def _publish(self, context: RuntimeContext, type: str, properties: dict) -> None:
-        from agentserver import events
+        from agentserver.events import publisher as events
 
         # From a plain worker thread: the event bus treats a running loop as the server's own loop.
         asyncio.get_running_loop().run_in_executor(None, events.publish_context, type, properties, context)
@@ -244,7 +245,7 @@ class LspManager:
         await self._stop(keys)
 
     def shutdown(self) -> None:
-        """On exit (agentserver.shutdown): end every server's process group now (the loop may already be
+        """On exit (agentserver.workers.shutdown): end every server's process group now (the loop may already be
         gone)."""
         for entry in list(self._entries.values()):
             sandbox.kill_group(entry.client.pid, signal.SIGTERM)

@@ -3,7 +3,7 @@ this server has none of: no orgs to list, none to switch to."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, StrictCharField, parse
+from agentserver.http.api import ApiView, StrictCharField, parse
 from providers_app.selectors import console_org_switch, console_orgs, console_state
 
 

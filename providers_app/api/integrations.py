@@ -4,7 +4,7 @@ credentials (credential.update, credential.remove). Over providers_app.integrati
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import LocatedView, StrictCharField, parse
+from agentserver.http.api import LocatedView, StrictCharField, parse
 from providers_app import integrations
 
 

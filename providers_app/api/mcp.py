@@ -4,7 +4,7 @@ from django.core.validators import RegexValidator
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import (
+from agentserver.http.api import (
     BOOLEAN,
     INTEGER,
     OBJECT,

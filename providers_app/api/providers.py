@@ -3,7 +3,7 @@ provider.list, model.list, catalog.model.list / catalog.model.get (v2)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import (
+from agentserver.http.api import (
     PATH_MAX_LENGTHS,
     STRING,
     ApiView,

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from agentserver.loop import free_db
+from agentserver.workers.loop import free_db
 
 if TYPE_CHECKING:
     # The `mcp` package is imported when a server is first connected (connect): importing it cost a fifth of a
@@ -69,8 +69,8 @@ class Target:
 
 
 def child_environment(config: dict, home: str) -> dict[str, str]:
-    """agentserver.childenv's allowlist plus what the server's config asks for; never our secrets."""
-    from agentserver.childenv import safe_environment
+    """agentserver.sandbox.childenv's allowlist plus what the server's config asks for; never our secrets."""
+    from agentserver.sandbox.childenv import safe_environment
 
     return {**safe_environment(home=home), **(config.get("environment") or {})}
 
@@ -131,7 +131,7 @@ async def _transport(target: Target, kind: str, seen: dict):
     if kind == "stdio":
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
-        from agentserver import sandbox
+        from agentserver.sandbox import launcher as sandbox
 
         owner, roots = await free_db(_owner_and_roots)(target.user_id)
         # The user's sandbox; a server the user configured is a program they chose, never the server's own.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agentserver.api import WHITESPACE, json_integer
+from agentserver.http.api import WHITESPACE, json_integer
 from agentserver.errors import BadRequest
 
 LOCAL_KEYS = {"type", "command", "arguments", "environment", "enabled", "timeout", "cwd"}

@@ -3,7 +3,7 @@
 A context's servers are the effective config's `mcp` map plus the ones added with `mcp.server.create`
 (McpServer rows of the user and the context's project; a runtime server replaces a config one of the same
 name). The functions here are synchronous (ORM) and reach the connections on the worker's loop through
-`agentserver.loop.call`; they never raise for a server that fails to start: that is its status."""
+`agentserver.workers.loop.call`; they never raise for a server that fails to start: that is its status."""
 from __future__ import annotations
 
 import asyncio
@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from agentserver import events, sql
-from agentserver import loop as server_loop
+from agentserver.events import publisher as events
+from agentserver.db import sql
+from agentserver.workers import loop as server_loop
 from agentserver.errors import BadRequest, Conflict, NotFound
 from audit_app.log import record
 from auth_app import crypto
@@ -51,7 +52,7 @@ class Server:
 
 # ---- selectors ----------------------------------------------------------------------------------------
 
-# Read for every turn (its tools): compiled once (agentserver.sql.Query).
+# Read for every turn (its tools): compiled once (agentserver.db.sql.Query).
 _RUNTIME_ROWS = sql.Query(
     lambda owner_id, project_id: McpServer.objects.filter(owner_id=owner_id, project_id=project_id).order_by("name"))
 

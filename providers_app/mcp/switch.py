@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from agentserver import events
+from agentserver.events import publisher as events
 from agentserver.errors import ApiError
 from audit_app.log import record
 from auth_app import crypto

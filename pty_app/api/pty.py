@@ -2,7 +2,7 @@
 records; the v2 mounts wrap them in {location, data} like the reference's /api routes."""
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, V2RequestView, id_param, opencode, parse
+from agentserver.http.api import ApiView, V2RequestView, id_param, opencode, parse
 from agentserver.errors import BadRequest
 from auth_app.authentication import request_credential_id
 from pty_app import selectors, services, tickets

@@ -3,7 +3,7 @@ import re
 
 from rest_framework import serializers
 
-from agentserver.api import StrictCharField, StrictIntegerField
+from agentserver.http.api import StrictCharField, StrictIntegerField
 
 ENV_NAME_PATTERN = r"^[^=\x00]+$"
 

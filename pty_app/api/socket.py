@@ -16,7 +16,7 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 
-from agentserver import bus, connections
+from agentserver.events import bus, connections
 from auth_app.websocket import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 from policy_app.direct_commands import direct_command_refusal
 from pty_app import selectors

@@ -1,4 +1,4 @@
-"""doc: the OpenAPI document of both route sets, generated from the views (agentserver/schema.py)."""
+"""doc: the OpenAPI document of both route sets, generated from the views (agentserver/http/schema.py)."""
 import threading
 
 from drf_spectacular.views import SpectacularJSONAPIView

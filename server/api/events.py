@@ -1,5 +1,5 @@
 """global.event, event.subscribe, the v2 event.subscribe and the v2 session.events (one session's events): the
-event streams (agentserver/sse.py),
+event streams (agentserver/events/sse.py),
 authenticated with the API's credentials (or the signed-in browser's session, from this server's own pages)
 and resolved to the caller's runtime context here, above the
 plumbing that streams them."""
@@ -8,9 +8,9 @@ import re
 from asgiref.sync import sync_to_async
 from django.views.decorators.csrf import csrf_exempt
 
-from agentserver import sse
-from agentserver.api import id_param
-from agentserver.bus import GLOBAL, INSTANCE, V2
+from agentserver.events import sse
+from agentserver.http.api import id_param
+from agentserver.events.bus import GLOBAL, INSTANCE, V2
 from agentserver.errors import ApiError, BadRequest, Unauthorized, error_response
 from auth_app.authentication import (
     browser_session,
@@ -99,6 +99,6 @@ async def session_event_stream(request, sessionID: str):
                                  session_id=sessionID, after=after)
 
 
-# What /doc states of this stream's query (agentserver.schema reads it for routes that are not DRF views).
+# What /doc states of this stream's query (agentserver.http.schema reads it for routes that are not DRF views).
 session_event_stream.openapi_parameters = [
     {"in": "query", "name": "after", "required": False, "schema": {"type": "string", "pattern": AFTER_PATTERN}}]

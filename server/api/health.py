@@ -4,7 +4,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentserver import sandbox
+from agentserver.sandbox import launcher as sandbox
 from web_app.assets import describe as web_app
 
 
@@ -23,7 +23,7 @@ class HealthView(APIView):
                 "version": {"type": ["string", "null"]}, "pinned": {"type": ["string", "null"]},
                 "source": {"enum": ["bundled", "directory", "url"]}, "available": {"type": "boolean"}}},
         }}}
-    answers_from_memory = True  # served on the event loop (agentserver/http_handler.py)
+    answers_from_memory = True  # served on the event loop (agentserver/http/handler.py)
     authentication_classes: list = []
     permission_classes = [AllowAny]
 

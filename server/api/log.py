@@ -4,7 +4,7 @@ import logging
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, StrictCharField, parse
+from agentserver.http.api import ApiView, StrictCharField, parse
 
 client_log = logging.getLogger("agentserver.client")
 LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING, "error": logging.ERROR}

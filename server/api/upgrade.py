@@ -5,7 +5,7 @@ from django.conf import settings
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, StrictCharField, parse
+from agentserver.http.api import ApiView, StrictCharField, parse
 
 
 class UpgradeBody(serializers.Serializer):

@@ -3,7 +3,7 @@
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, V2RequestView, parse_query
+from agentserver.http.api import ApiView, V2RequestView, parse_query
 from projects_app.config import effective_config
 from sessions_app import selectors
 from sessions_app.runtime import tool_registry as tools

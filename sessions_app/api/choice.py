@@ -2,7 +2,7 @@
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, StrictCharField, parse
+from agentserver.http.api import ApiView, StrictCharField, parse
 from sessions_app.api.sessions import session_from_path
 from sessions_app.services import model_choice
 

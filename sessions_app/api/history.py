@@ -3,7 +3,7 @@ with the other event streams)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import ApiView, parse_query
+from agentserver.http.api import ApiView, parse_query
 from sessions_app import selectors
 from sessions_app.api.sessions import session_from_path
 

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 
 from rest_framework.response import Response
 
-from agentserver.api import (
+from agentserver.http.api import (
     ApiView,
     body_object,
     decode_cursor,

@@ -3,12 +3,12 @@ api/questions.py mount them with their kind's `answering`, operation ids and rep
 
 A reply's body is parsed by a function of its kind's module (`parse(ReplyBody, data)`), not by a serializer
 held here: /doc and the battery read the body a route takes from the `parse` call itself
-(agentserver/schema.py, tests/foundation/bodies.py), so a session's reply view is its kind's own."""
+(agentserver/http/schema.py, tests/foundation/bodies.py), so a session's reply view is its kind's own."""
 from typing import Callable, ClassVar
 
 from rest_framework.response import Response
 
-from agentserver.api import BOOLEAN, ApiView, LocatedView, V2RequestView, id_param
+from agentserver.http.api import BOOLEAN, ApiView, LocatedView, V2RequestView, id_param
 from sessions_app.api.sessions import session_from_path
 from sessions_app.models import Session
 from sessions_app.services import pending

@@ -5,7 +5,7 @@ approvals remembered from `always` replies. A pending request's views are api/pe
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import (
+from agentserver.http.api import (
     ApiView,
     IdField,
     StrictCharField,

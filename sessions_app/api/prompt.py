@@ -3,14 +3,14 @@ session.shell, and the v2 session.prompt / session.wait / session.interrupt. Thi
 services/prompting, render.
 
 The views are ordinary (threaded) DRF views; the runner lives on the server loop and is reached through
-runtime.supervisor (agentserver.loop.call), so a sync prompt blocks only its own request thread while it
+runtime.supervisor (agentserver.workers.loop.call), so a sync prompt blocks only its own request thread while it
 waits (bounded: runtime/waiting.py)."""
 from __future__ import annotations
 
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import (
+from agentserver.http.api import (
     ApiView,
     IdField,
     StrictBooleanField,

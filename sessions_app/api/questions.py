@@ -4,7 +4,7 @@ api/pending.py's."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import StrictCharField, V2RequestView, opencode, parse
+from agentserver.http.api import StrictCharField, V2RequestView, opencode, parse
 from sessions_app.api.pending import (
     PendingListView,
     PendingRejectView,

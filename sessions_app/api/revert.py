@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import (
+from agentserver.http.api import (
     ApiView,
     IdField,
     StrictBooleanField,

@@ -1,9 +1,9 @@
 """Input shapes of the session routes shared by several of their modules (original and v2), and the answers
-/doc states for the routes whose answer is not opencode's (agentserver/schema.py). Output is rendered by
+/doc states for the routes whose answer is not opencode's (agentserver/http/schema.py). Output is rendered by
 sessions_app.wire."""
 from rest_framework import serializers
 
-from agentserver.api import (
+from agentserver.http.api import (
     CursorField,
     IdField,
     StrictCharField,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import (
+from agentserver.http.api import (
     BOOLEAN,
     ApiView,
     V2RequestView,

@@ -6,7 +6,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentserver.api import NUMBER, OBJECT, STRING, array, record
+from agentserver.http.api import NUMBER, OBJECT, STRING, array, record
 from agentserver.errors import NotFound
 from sessions_app.store import sharing
 

@@ -6,7 +6,7 @@ history to import, and both say so."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import (
+from agentserver.http.api import (
     ApiView,
     IdField,
     StrictBooleanField,

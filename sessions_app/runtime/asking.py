@@ -8,7 +8,7 @@ import asyncio
 import json
 from typing import Callable
 
-from agentserver.loop import free_db
+from agentserver.workers.loop import free_db
 from policy_app.rules import stricter
 from policy_app.selectors import policy_for_user_id
 from sessions_app.models import PermissionRequest, Question, Session

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from agentserver.loop import db
+from agentserver.workers.loop import db
 from audit_app.actors import Actor
 from audit_app.log import record
 from sessions_app.models import Session

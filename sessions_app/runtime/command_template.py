@@ -8,7 +8,8 @@ import os
 import re
 import subprocess
 
-from agentserver import paths, sandbox
+from agentserver import paths
+from agentserver.sandbox import launcher as sandbox
 
 ARGUMENT = re.compile(r"""\[Image\s+\d+\]|"[^"]*"|'[^']*'|[^\s"']+""", re.IGNORECASE)
 QUOTES = re.compile(r"""^["']|["']$""")

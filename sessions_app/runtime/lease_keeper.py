@@ -11,7 +11,7 @@ import asyncio
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
-from agentserver.loop import db, free_db, on_executor
+from agentserver.workers.loop import db, free_db, on_executor
 from sessions_app.runtime import leases
 
 # Renewals have a thread of their own, shared by the worker's runners (each is one short UPDATE): behind the

@@ -9,7 +9,8 @@ import os
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q
 
-from agentserver import ids, sql
+from agentserver import ids
+from agentserver.db import sql
 from agentserver.clock import DatabaseNow
 from sessions_app.models import Message, Session, SessionLease
 from sessions_app.runtime.message_queue import IDLE, NO_REPLY_KEY
@@ -46,7 +47,7 @@ def acquire(session_id: str, holder: str) -> bool:
         return False
 
 
-# The runner's lease writes, several a prompt: compiled once (agentserver.sql.Change).
+# The runner's lease writes, several a prompt: compiled once (agentserver.db.sql.Change).
 _TAKE = sql.Change(
     lambda session_id, holder: (
         SessionLease.objects.filter(session_id=session_id)
@@ -88,7 +89,7 @@ def hand_over(session_id: str, holder: str) -> bool:
                 .update(holder=holder, expires_at=0))
 
 
-# Asked by every waiting request at each wake-up: compiled once (agentserver.sql.Query).
+# Asked by every waiting request at each wake-up: compiled once (agentserver.db.sql.Query).
 _LIVE = sql.Query(lambda session_id: (SessionLease.objects.filter(live(), session_id=session_id)
                                       .values_list("session_id", flat=True)[:1]))
 

@@ -2,7 +2,8 @@
 order, so nothing older than the oldest pending one can be waiting), and the statuses the session shows."""
 from __future__ import annotations
 
-from agentserver import ids, sql
+from agentserver import ids
+from agentserver.db import sql
 from sessions_app.models import Message
 from sessions_app.store.rows import latest_assistant, newest_message_id
 
@@ -13,7 +14,7 @@ NO_REPLY_KEY = "_noReply"
 
 
 # Read by the runner before and after every turn and by every waiting request at each wake-up: compiled once
-# (agentserver.sql.Query).
+# (agentserver.db.sql.Query).
 
 
 def _prompts_after_query(session_id: str, after: str):

@@ -4,7 +4,7 @@ fails, an aborted one when the abort closes the step, a title when it is made. E
 budget check (usage_app.budgets)."""
 from __future__ import annotations
 
-from agentserver.loop import db
+from agentserver.workers.loop import db
 from sessions_app.models import Session
 from usage_app.budgets import check_model_call
 from usage_app.calls import MeteredCall, ModelCall

@@ -14,7 +14,7 @@ from typing import Any, Callable, TypeVar
 from django.db import models, transaction
 
 from agentserver import ids
-from agentserver.loop import free_db
+from agentserver.workers.loop import free_db
 from audit_app.actors import Actor
 from audit_app.actors import current as current_actor
 from audit_app.log import record

@@ -6,7 +6,7 @@ import os
 import re
 from functools import lru_cache
 
-from agentserver import sql
+from agentserver.db import sql
 from sessions_app.models import PermissionApproval
 
 ACTIONS = ("allow", "ask", "deny")
@@ -95,7 +95,7 @@ def approvals_of(*, owner_id: int, project_id: str) -> list[dict]:
     return [{"permission": p, "pattern": pat, "action": "allow"} for p, pat in _APPROVALS.all(owner_id, project_id)]
 
 
-# Read for every turn: compiled once (agentserver.sql.Query).
+# Read for every turn: compiled once (agentserver.db.sql.Query).
 _APPROVALS = sql.Query(
     lambda owner_id, project_id: (PermissionApproval.objects.filter(owner_id=owner_id, project_id=project_id)
                                   .order_by("id").values_list("permission", "pattern")))

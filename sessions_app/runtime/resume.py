@@ -30,7 +30,7 @@ A step that the turn goes on after carries `_continues` (private, never on the w
 from __future__ import annotations
 
 from agentserver.clock import now_ms
-from agentserver.loop import db
+from agentserver.workers.loop import db
 from sessions_app.models import Message, Part, PermissionRequest, Question, Session
 from sessions_app.runtime import parts
 from sessions_app.runtime.message_queue import BUSY

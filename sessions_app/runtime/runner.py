@@ -3,7 +3,7 @@ queued user messages (runtime/message_queue.py) one after the other, then goes i
 
 It runs as one asyncio task on the worker's loop, in the worker that holds the lease; the supervisor
 (runtime/supervisor.py) creates it, wakes it (`wake_up`) and is told when it lets go (`runner_done`). Its ORM calls run in its
-own thread (agentserver/loop.py own_thread), one dedicated thread per runner, taken from threads kept between runners. Abort: the supervisor calls `abort()`
+own thread (agentserver/workers/loop.py own_thread), one dedicated thread per runner, taken from threads kept between runners. Abort: the supervisor calls `abort()`
 locally; from another worker the request arrives on channel-layer group `session.<id>`, which the runner
 listens on. Restart safety: after acquiring the lease it first closes what a dead runner left open
 (runtime/resume.py recover)."""
@@ -14,7 +14,7 @@ import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from agentserver.loop import db, own_thread
+from agentserver.workers.loop import db, own_thread
 from sessions_app.runtime import leases, resume, turn
 from sessions_app.runtime.compaction import prune_quietly
 from sessions_app.runtime.lease_keeper import LeaseKeeper

@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Callable
 
-from agentserver.loop import db
+from agentserver.workers.loop import db
 from sessions_app.models import Message, Session
 from sessions_app.runtime import parts
 from sessions_app.runtime.history import system_prompt

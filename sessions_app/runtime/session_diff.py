@@ -7,7 +7,7 @@ step the runner stores the session's `summary {additions, deletions, files}`, pu
 and writes the turn's diffs onto the user message's `summary.diffs`."""
 from __future__ import annotations
 
-from agentserver import sql
+from agentserver.db import sql
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import snapshots as snapshot_store
 from sessions_app.store import messages as message_service

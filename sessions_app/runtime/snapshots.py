@@ -22,8 +22,9 @@ from contextlib import contextmanager
 
 from django.conf import settings
 
-from agentserver import paths, sandbox
-from agentserver.loop import free_db
+from agentserver import paths
+from agentserver.sandbox import launcher as sandbox
+from agentserver.workers.loop import free_db
 
 log = logging.getLogger(__name__)
 SIZE_LIMIT = 2 * 1024 * 1024

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentserver import events
+from agentserver.events import publisher as events
 from agentserver.clock import now_ms
 from agentserver.errors import ApiError
 from providers_app.errors import ProviderCallError, ProviderError

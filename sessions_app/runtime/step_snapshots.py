@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from agentserver.loop import db
+from agentserver.workers.loop import db
 from sessions_app.runtime.snapshots import Snapshots, for_context, run
 
 log = logging.getLogger(__name__)

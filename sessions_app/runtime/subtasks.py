@@ -7,8 +7,8 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from agentserver import sql
-from agentserver.loop import db
+from agentserver.db import sql
+from agentserver.workers.loop import db
 from sessions_app.models import Message, Part
 from sessions_app.runtime.compaction import user_message
 from sessions_app.runtime.message_queue import BUSY

@@ -15,9 +15,10 @@ from collections.abc import Iterator
 
 from django.conf import settings
 
-from agentserver import clock, shutdown, workers
-from agentserver import loop as server_loop
-from agentserver.loop import free_db
+from agentserver import clock
+from agentserver.workers import shutdown, liveness as workers
+from agentserver.workers import loop as server_loop
+from agentserver.workers.loop import free_db
 from sessions_app.runtime import leases, resume, wakeups
 from sessions_app.runtime.runner import Runner, group_name
 
@@ -87,7 +88,7 @@ class Supervisor:
             return
         runner = Runner(session_id, supervisor=self)
         self._running[session_id] = runner
-        # A clean context: the caller's would carry asgiref's executor of a view thread (see agentserver.loop).
+        # A clean context: the caller's would carry asgiref's executor of a view thread (see agentserver.workers.loop).
         runner.task = asyncio.get_running_loop().create_task(runner.main(), context=contextvars.Context())
 
     def runner_done(self, runner: Runner) -> None:
@@ -143,7 +144,7 @@ class Supervisor:
     # ---- a graceful stop --------------------------------------------------------------------------------
 
     def _begin_drain(self) -> None:
-        """On SIGTERM (agentserver.shutdown.on_stop), on the loop: take no new turns; each runner finishes the
+        """On SIGTERM (agentserver.workers.shutdown.on_stop), on the loop: take no new turns; each runner finishes the
         turn it is on, then hands its session to the other workers (runtime/leases.py hand_over)."""
         if self._draining:
             return

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import re
 
-from agentserver.loop import free_db
+from agentserver.workers.loop import free_db
 from sessions_app.models import Message, Session
 from sessions_app.runtime import metering
 from sessions_app.store.rows import session_row

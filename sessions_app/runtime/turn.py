@@ -7,7 +7,7 @@ import asyncio
 import logging
 
 from agentserver.errors import ApiError
-from agentserver.loop import db
+from agentserver.workers.loop import db
 from sessions_app.models import Message
 from sessions_app.runtime import compaction, parts, subtasks, turn_slots
 from sessions_app.runtime.history import MAX_STEPS_TEXT, provider_messages

@@ -22,7 +22,7 @@ from django.db.models import Exists, OuterRef, Q
 
 from agentserver import clock
 from agentserver.clock import DatabaseNow
-from agentserver.loop import db
+from agentserver.workers.loop import db
 from sessions_app.models import SessionLease, TurnSlot
 from sessions_app.runtime import leases
 

@@ -13,9 +13,9 @@ import os
 import time
 from collections.abc import Iterator
 
-from agentserver import events
-from agentserver import loop as server_loop
-from agentserver.bus import BUS, bridge
+from agentserver.events import publisher as events
+from agentserver.workers import loop as server_loop
+from agentserver.events.bus import BUS, bridge
 from agentserver.errors import ApiError, NotFound
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases, parts, supervisor, wakeups

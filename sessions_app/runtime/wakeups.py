@@ -12,7 +12,7 @@ import contextlib
 import threading
 from collections.abc import Iterator
 
-from agentserver.bus import Event
+from agentserver.events.bus import Event
 
 WAKING_TYPES = ("message.updated", "session.status", "session.idle", "session.deleted")
 

@@ -103,7 +103,7 @@ def session_command(*, session: Session, command: str, arguments: str, agent: st
 
 def session_init(*, session: Session, provider_id: str, model_id: str, message_id: str) -> bool:
     """The `init` command with no arguments; the project is marked initialized afterwards."""
-    from agentserver import events
+    from agentserver.events import publisher as events
     from projects_app.models import Project
     from projects_app.projects import project_of, project_wire
 

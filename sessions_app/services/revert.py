@@ -14,7 +14,8 @@ from contextlib import contextmanager
 
 from django.db import transaction
 
-from agentserver import sandbox, workers
+from agentserver.sandbox import launcher as sandbox
+from agentserver.workers import liveness as workers
 from agentserver.errors import NotFound, SessionBusy, SnapshotUnavailable
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases

@@ -14,8 +14,10 @@ import uuid
 
 from django.db import transaction
 
-from agentserver import ids, sandbox, workers
-from agentserver import loop as server_loop
+from agentserver import ids
+from agentserver.sandbox import launcher as sandbox
+from agentserver.workers import liveness as workers
+from agentserver.workers import loop as server_loop
 from agentserver.clock import now_ms
 from agentserver.errors import SessionBusy
 from audit_app.log import record

@@ -12,7 +12,9 @@ import os
 
 from django.db import transaction
 
-from agentserver import events, paths, sandbox
+from agentserver.events import publisher as events
+from agentserver import paths
+from agentserver.sandbox import launcher as sandbox
 from agentserver.errors import Conflict
 from auth_app.tokens import roots_of
 from projects_app import workspace_git as git

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from django.db import IntegrityError, connection, transaction
 
-from agentserver import events, ids, sql
+from agentserver.events import publisher as events
+from agentserver import ids
+from agentserver.db import sql
 from agentserver.errors import BadRequest, NotFound
 from projects_app.models import now_ms
 from sessions_app.models import Message, Part, Session

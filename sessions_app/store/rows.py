@@ -1,11 +1,11 @@
 """The store's reads of single rows by key, for the agent loop's hot paths: compiled once per process
-(agentserver.sql.Query) instead of on every call, which cost a fetched Session about ten times its run.
+(agentserver.db.sql.Query) instead of on every call, which cost a fetched Session about ten times its run.
 Unscoped: callers hold an id they already own (a runner's session, a record they just wrote)."""
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 
-from agentserver import sql
+from agentserver.db import sql
 from sessions_app.models import Message, Part, Session
 
 _SESSION = sql.Query(lambda session_id: Session.objects.filter(id=session_id)[:1])

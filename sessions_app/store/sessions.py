@@ -9,7 +9,9 @@ from datetime import datetime, timezone
 from django.conf import settings
 from django.db import transaction
 
-from agentserver import events, ids, sql
+from agentserver.events import publisher as events
+from agentserver import ids
+from agentserver.db import sql
 from agentserver.context import RuntimeContext
 from agentserver.errors import NotFound
 from projects_app.models import now_ms
@@ -60,7 +62,7 @@ def session_create(*, context: RuntimeContext, parent_id: str | None = None, tit
         version=settings.VERSION, agent=agent, model=model, permission=permission or [], metadata=metadata or {},
         time_created=now, time_updated=now,
     )
-    # Written out (agentserver.sql): the ORM compiled this INSERT anew on every call, a fifth of session.create.
+    # Written out (agentserver.db.sql): the ORM compiled this INSERT anew on every call, a fifth of session.create.
     sql.insert(Session, [session])
     # A new session has no share yet: rendering it need not ask the database (twice: event and response).
     Session.share.related.set_cached_value(session, None)
@@ -131,7 +133,7 @@ def session_add_usage(*, session_id: str, cost: float, tokens: dict) -> None:
         sql.update(Session, {"id": session_id}, {"tokens": totals, "cost": total_cost + cost})
 
 
-# After every step: compiled once (agentserver.sql.Query).
+# After every step: compiled once (agentserver.db.sql.Query).
 _USAGE_FOR_UPDATE = sql.Query(
     lambda session_id: Session.objects.select_for_update().filter(id=session_id).values_list("tokens", "cost")[:1])
 

@@ -162,7 +162,7 @@ def test_the_session_event_stream_replays_and_follows_one_session(alice, bob, an
     add_message(other.id, texts=("elsewhere",))
     [stream] = sdk_v2(alice.repo, call(alice, "v2.session.events", {"sessionID": session.id, "after": "0"},
                                        stream=4))
-    from agentserver.bus import event_session_id
+    from agentserver.events.bus import event_session_id
 
     logged = [e for e in stream["data"] if not e["type"].startswith("server.")]
     assert {"session.created", "message.updated"} <= {e["type"] for e in logged}, stream

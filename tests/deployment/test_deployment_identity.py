@@ -32,7 +32,7 @@ def test_two_hosts_spelling_the_database_differently_share_events(server, alice,
 def test_the_identity_is_the_databases_own_unless_the_environment_names_one(db):
     from django.db import connection
 
-    from agentserver import deployment
+    from agentserver.workers import deployment
 
     found = deployment.identity()
     if connection.vendor == "postgresql":

@@ -1,4 +1,4 @@
-"""Worker liveness (agentserver/workers.py): a worker killed with -9 takes its terminals with it — they leave
+"""Worker liveness (agentserver/workers/liveness.py): a worker killed with -9 takes its terminals with it — they leave
 every list, stop counting toward their owner's limit and are announced as deleted — while a live worker's
 terminals stay, even when its host has the same name as ours and its pid means nothing here."""
 import os
@@ -57,7 +57,7 @@ def test_a_live_worker_on_a_host_with_our_name_keeps_its_terminals(alice, server
     """Its pid does not exist here; only its heartbeat says whether it lives."""
     import redis
 
-    from agentserver import workers
+    from agentserver.workers import liveness as workers
     from agentserver.models import EventLog
     from pty_app.models import Pty
 

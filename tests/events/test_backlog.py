@@ -3,7 +3,7 @@ client reconnects with Last-Event-ID and the log fills the gap) instead of silen
 Pure in-process: the Subscriber is the real one."""
 import json
 
-from agentserver.bus import GLOBAL, INSTANCE, Event, Subscriber
+from agentserver.events.bus import GLOBAL, INSTANCE, Event, Subscriber
 
 
 def frames(chunk: bytes) -> list[dict]:

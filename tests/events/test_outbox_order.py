@@ -7,8 +7,9 @@ import threading
 import pytest
 from django.db import connection
 
-from agentserver import bus, events, loop as server_loop
-from agentserver.bus import GLOBAL, Subscriber
+from agentserver.events import bus, publisher as events
+from agentserver.workers import loop as server_loop
+from agentserver.events.bus import GLOBAL, Subscriber
 from agentserver.models import EventLog
 
 pytestmark = pytest.mark.django_db(transaction=True)

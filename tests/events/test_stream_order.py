@@ -1,4 +1,4 @@
-"""Ordered streams across workers (agentserver/sequencer.py): a worker's own events and other workers' events
+"""Ordered streams across workers (agentserver/events/sequencer.py): a worker's own events and other workers' events
 relayed through Redis race, and a stream used to get 11 before 10 when 11 was local and 10 came from Redis
 a moment later; a client reconnecting right after 11 (Last-Event-ID: 11) never saw 10. Forced here: this
 test process plays another worker, logs two events and relays them to Redis the wrong way round (or relays
@@ -20,7 +20,8 @@ def second_worker(server_factory):
 
 def _logged(persona, count: int):
     """`count` events of the persona with consecutive log ids, as another worker's outbox writes them."""
-    from agentserver import bus, ids
+    from agentserver.events import bus
+    from agentserver import ids
     from agentserver.clock import now_ms
     from agentserver.models import EventLog
 
@@ -36,7 +37,7 @@ def _logged(persona, count: int):
 
 
 def _relay(*events):
-    from agentserver import bus
+    from agentserver.events import bus
 
     for event in events:
         bus.bridge().publish({"e": [event.to_wire()]})

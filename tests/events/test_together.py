@@ -3,7 +3,7 @@ In-process, with the real outbox and event log."""
 import pytest
 from django.db import connection
 
-from agentserver import events
+from agentserver.events import publisher as events
 from agentserver.models import EventLog
 
 pytestmark = pytest.mark.django_db(transaction=True)

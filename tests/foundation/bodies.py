@@ -1,5 +1,5 @@
 """What a route's JSON body may hold, read from the view itself: the serializer its handler (or a helper
-of its module that the handler calls) gives to `agentserver.api.parse`, and a value of the wrong type for
+of its module that the handler calls) gives to `agentserver.http.api.parse`, and a value of the wrong type for
 one of that serializer's fields. The battery sends that value and expects a 400 that names the field."""
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
-"""The HTTP handler's admission (agentserver/admission.py): a real thread pool and event loop, no server."""
+"""The HTTP handler's admission (agentserver/http/admission.py): a real thread pool and event loop, no server."""
 import asyncio
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from agentserver.admission import Lanes
+from agentserver.http.admission import Lanes
 
 LONG = 10.0  # liveness bound: a test that waits this long has found a stuck lane
 
@@ -177,11 +177,11 @@ def test_reads_and_other_requests_take_turns_each_in_arrival_order(pool):
 def test_a_request_waiting_for_another_threads_sqlite_write_gives_its_turn_up(pool, tmp_path, django_db_blocker):
     """The SQLite backend's writer lock: a request that finds it taken (a runner's transaction) lets the next
     request run meanwhile instead of holding the one turn while it waits."""
-    from agentserver.loop import request_turn
-    from agentserver.sqlite.base import DatabaseWrapper
+    from agentserver.workers.loop import request_turn
+    from agentserver.db.sqlite.base import DatabaseWrapper
 
     def connection():
-        return DatabaseWrapper({"NAME": str(tmp_path / "db.sqlite3"), "ENGINE": "agentserver.sqlite", "OPTIONS": {},
+        return DatabaseWrapper({"NAME": str(tmp_path / "db.sqlite3"), "ENGINE": "agentserver.db.sqlite", "OPTIONS": {},
                                 "TIME_ZONE": None, "CONN_MAX_AGE": 0, "CONN_HEALTH_CHECKS": False,
                                 "AUTOCOMMIT": True, "ATOMIC_REQUESTS": False, "USER": "", "PASSWORD": "",
                                 "HOST": "", "PORT": "", "TEST": {}}, alias="admission_test")

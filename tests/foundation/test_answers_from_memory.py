@@ -1,11 +1,11 @@
 """Views that answer from memory (GET /global/health) are served on the event loop: they answer while every
-turn to run a request is taken (agentserver/http_handler.py). The real ASGI handler, called as uvicorn calls it."""
+turn to run a request is taken (agentserver/http/handler.py). The real ASGI handler, called as uvicorn calls it."""
 import asyncio
 import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from agentserver.http_handler import PooledASGIHandler, paths_answered_from_memory
+from agentserver.http.handler import PooledASGIHandler, paths_answered_from_memory
 
 LONG = 10.0
 

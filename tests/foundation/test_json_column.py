@@ -1,10 +1,10 @@
-"""agentserver/json_column.py's escape, value by value: what needs it, and that storing then reading gives the
+"""agentserver/db/json_column.py's escape, value by value: what needs it, and that storing then reading gives the
 value back (the end-to-end NUL tests are tests/runner/test_nul_characters.py)."""
 import json
 
 import pytest
 
-from agentserver.json_column import ESCAPE, loads, to_stored
+from agentserver.db.json_column import ESCAPE, loads, to_stored
 
 VALUES = [
     {"a": "x\0y"}, {"a": ["b", {"c": ESCAPE}]}, {"k\0": 1}, [1, 2, "\\u0000"], {"a": 2**70, "b": "\0"},

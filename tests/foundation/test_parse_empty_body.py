@@ -6,7 +6,7 @@ import pkgutil
 import pytest
 from rest_framework import serializers
 
-from agentserver.api import parse
+from agentserver.http.api import parse
 from agentserver.errors import BadRequest
 
 APPS = ["agentserver", "auth_app", "projects_app", "sessions_app", "providers_app", "pty_app"]

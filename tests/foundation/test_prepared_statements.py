@@ -1,9 +1,9 @@
-"""agentserver.sql's compile-once statements against the real database (SQLite or PostgreSQL): they read and
+"""agentserver.db.sql's compile-once statements against the real database (SQLite or PostgreSQL): they read and
 write what the ORM would, JSON and all."""
 import pytest
 from django.contrib.auth import get_user_model
 
-from agentserver import sql
+from agentserver.db import sql
 from sessions_app.models import Message, Session, Share
 from sessions_app.store.rows import session_reload, session_row
 

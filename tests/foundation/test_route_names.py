@@ -65,7 +65,7 @@ def test_a_pattern_is_named_by_an_operation_it_serves():
 def _source_of(view_class, operation_id: str) -> str:
     """The module of the class that declares `operation_id` (not the combined class route() makes)."""
     for cls in view_class.__mro__:
-        if operation_id in cls.__dict__.get("operation_ids", {}).values() and cls.__module__ != "agentserver.api":
+        if operation_id in cls.__dict__.get("operation_ids", {}).values() and cls.__module__ != "agentserver.http.api":
             return inspect.getsource(inspect.getmodule(cls))
     raise AssertionError(f"no class of {view_class} declares {operation_id}")
 

@@ -1,4 +1,4 @@
-"""Runners' ORM calls (agentserver/loop.py db under own_thread): each on its runner's own thread, a few at a
+"""Runners' ORM calls (agentserver/workers/loop.py db under own_thread): each on its runner's own thread, a few at a
 time, and a slow one lets the next start. A real event loop and real threads, no server."""
 import asyncio
 import threading
@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from agentserver import loop as server_loop
+from agentserver.workers import loop as server_loop
 
 LONG = 10.0  # liveness bound: a test that waits this long has found a stuck gate
 

@@ -1,4 +1,4 @@
-"""agentserver.sql's compiled statements (agentserver.sql_compiled), declared by their queryset alone: for
+"""agentserver.db.sql's compiled statements (agentserver.db.sql_compiled), declared by their queryset alone: for
 many argument values they read and write what the ORM does, on SQLite and on PostgreSQL alike, whatever the
 parameter's kind (JSON, DatabaseNow() + N, IN lists, LIMIT, booleans, None); a declaration whose
 parameters cannot be traced to its arguments fails at its first call, loudly."""
@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models.query import FlatValuesListIterable, ModelIterable, ValuesListIterable
 
-from agentserver import sql, sql_compiled
+from agentserver.db import sql, sql_compiled
 from agentserver.clock import DatabaseNow
 from sessions_app.models import Message, Session
 

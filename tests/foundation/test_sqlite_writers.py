@@ -1,4 +1,4 @@
-"""SQLite writers of one process take turns on a lock (agentserver/sqlite/base.py): a second writer waits
+"""SQLite writers of one process take turns on a lock (agentserver/db/sqlite/base.py): a second writer waits
 for the first to commit instead of failing or sleeping in SQLite's busy handler, and a writer that waits
 longer than the busy timeout still gets SQLite's own answer rather than a deadlock."""
 import threading
@@ -8,7 +8,7 @@ import pytest
 from django.db import connection, transaction
 
 from agentserver.models import EventLog
-from agentserver.sqlite.base import _writer
+from agentserver.db.sqlite.base import _writer
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.embedded]  # the writer lock is SQLite's
 
@@ -82,7 +82,7 @@ def test_the_turn_is_given_back_after_a_rollback_and_after_a_failed_statement():
 
 
 def test_a_writer_waiting_past_the_busy_timeout_gets_sqlites_answer_not_a_deadlock():
-    from agentserver.sqlite.base import DatabaseWrapper
+    from agentserver.db.sqlite.base import DatabaseWrapper
 
     impatient_settings = {**connection.settings_dict, "OPTIONS": {**connection.settings_dict["OPTIONS"], "timeout": 0.3}}
     first_thread, _, release = holding_a_write_transaction("holder")

@@ -1,6 +1,6 @@
 import asyncio
 
-from agentserver import events
+from agentserver.events import publisher as events
 from agentserver.models import EventLog
 from sessions_app.models import PermissionRequest
 from sessions_app.services.permissions import permission_reply

@@ -1,5 +1,5 @@
 """A NUL character anywhere in a JSON value is kept and given back, on PostgreSQL too (its jsonb cannot hold
-U+0000: agentserver/json_column.py stores it escaped). So is the private-use character the escape uses."""
+U+0000: agentserver/db/json_column.py stores it escaped). So is the private-use character the escape uses."""
 from tests.fakes.fixtures import Reply
 from tests.runner.conftest import text_prompt
 

@@ -63,7 +63,7 @@ def probe(alice, bob, server):
 
 
 def is_resident(pid: int) -> bool:
-    """Whether a process is (in) a resident sandbox (agentserver/sandbox_resident.py): its command line carries
+    """Whether a process is (in) a resident sandbox (agentserver/sandbox/resident.py): its command line carries
     the child program's text."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as handle:

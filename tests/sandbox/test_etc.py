@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from agentserver import sandbox, sandbox_host
+from agentserver.sandbox import launcher as sandbox, host as sandbox_host
 
 
 def _user(django_user_model, tmp_path, name):
@@ -64,7 +64,7 @@ def test_a_restarted_server_finds_the_users_etc_on_disk(db, tmp_path, django_use
     identity = sandbox_host.identity_of(user)
     etc = Path(sandbox_host.prepare_identity(identity, sandbox.network(), sandbox.ETC_FILES))
     before, copies = (etc / "passwd").stat().st_ino, _etc_copies(user)
-    code = ("import django; django.setup(); from agentserver import sandbox, sandbox_host; "
+    code = ("import django; django.setup(); from agentserver.sandbox import launcher as sandbox, host as sandbox_host; "
             f"print(sandbox_host.prepare_identity(sandbox_host.Identity(uid={identity.uid}, gid={identity.gid}, "
             f"name={identity.name!r}, state={identity.state!r}), sandbox.network(), sandbox.ETC_FILES))")
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings", "AGENTSERVER_DATA_DIR": str(settings.DATA_DIR)}

@@ -4,7 +4,7 @@ import shutil
 
 from django.conf import settings
 
-from agentserver import sandbox
+from agentserver.sandbox import launcher as sandbox
 
 
 def test_a_staff_root_of_slash_gets_the_working_directory_not_the_host(db, tmp_path, django_user_model):

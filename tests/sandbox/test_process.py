@@ -8,7 +8,7 @@ import re
 import pytest
 from django.conf import settings
 
-from agentserver import sandbox
+from agentserver.sandbox import launcher as sandbox
 from tests.pty.conftest import Screen, create_pty, open_socket, shell_body, wait_for
 
 ROOT = os.geteuid() == 0

@@ -1,4 +1,4 @@
-"""The resident sandbox that runs the server's own git for a user (agentserver/sandbox_resident.py): the same
+"""The resident sandbox that runs the server's own git for a user (agentserver/sandbox/resident.py): the same
 confinement as a one-shot sandbox (test_entry_points.py sends bob's hostile hooks through it), nothing a
 program leaves running outlives it, a killed one is replaced, and new roots get a sandbox that has them."""
 import os
@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from agentserver import sandbox
+from agentserver.sandbox import launcher as sandbox
 from tests.conftest import wait_ended
 from tests.hosts.cluster import descendants
 from tests.runner.conftest import wait_until

@@ -2,7 +2,7 @@
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.api import (
+from agentserver.http.api import (
     ApiView,
     IdField,
     StrictCharField,

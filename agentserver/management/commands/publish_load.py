@@ -7,7 +7,7 @@ import time
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from agentserver import events
+from agentserver.events import publisher as events
 
 
 class Command(BaseCommand):

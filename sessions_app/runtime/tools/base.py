@@ -10,7 +10,7 @@ from typing import Any, Awaitable, Callable
 from agentserver import paths
 from agentserver.context import RuntimeContext
 from agentserver.errors import ApiError
-from agentserver.loop import free_db
+from agentserver.workers.loop import free_db
 from sessions_app.runtime.tool_errors import PermissionRejected, QuestionRejected, ToolError  # noqa: F401
 
 SCHEMA = "https://json-schema.org/draft/2020-12/schema"
@@ -132,6 +132,6 @@ def truncate(text: str, limit: int = 50_000) -> tuple[str, bool]:
 
 async def publish(ctx: ToolContext, type: str, properties: dict) -> None:
     """Events from a tool: through a thread, since the bus may write its durable log."""
-    from agentserver import events
+    from agentserver.events import publisher as events
 
     await free_db(events.publish_context)(type, properties, ctx.context)

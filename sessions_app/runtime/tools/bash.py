@@ -7,9 +7,9 @@ import os
 import signal
 import time
 
-from agentserver import sandbox
-from agentserver.childenv import safe_environment
-from agentserver.loop import free_db
+from agentserver.sandbox import launcher as sandbox
+from agentserver.sandbox.childenv import safe_environment
+from agentserver.workers.loop import free_db
 from sessions_app.runtime.tools import shellparse
 from sessions_app.runtime.tools.base import (Tool, ToolContext, ToolError, ToolResult, confine, optional_int,
                                              require_str, schema, truncate)
@@ -41,7 +41,7 @@ def shell_path() -> str:
 
 
 def child_environment(home: str) -> dict[str, str]:
-    """A command the model chose sees only agentserver.childenv's allowlist, and no pager or prompt."""
+    """A command the model chose sees only agentserver.sandbox.childenv's allowlist, and no pager or prompt."""
     return safe_environment(home=home, SHELL=shell_path(), TERM="dumb", PAGER="cat", GIT_PAGER="cat",
                             GIT_TERMINAL_PROMPT="0")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from agentserver.loop import free_db
+from agentserver.workers.loop import free_db
 from sessions_app.runtime.tools.base import ToolContext, ToolError
 
 # Tools whose completion means the session knows the file's current content.

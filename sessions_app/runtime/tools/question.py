@@ -1,7 +1,7 @@
 """question: ask the user one or more multiple-choice questions and wait for the answers."""
 from __future__ import annotations
 
-from agentserver.loop import free_db
+from agentserver.workers.loop import free_db
 from sessions_app.runtime.tools.base import Tool, ToolContext, ToolError, ToolResult, schema
 
 DESCRIPTION = """Use this tool when you need to ask the user questions during execution. This allows you to:

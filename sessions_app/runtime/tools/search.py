@@ -4,7 +4,8 @@ from __future__ import annotations
 import asyncio
 import os
 
-from agentserver import ripgrep, sandbox
+from agentserver import ripgrep
+from agentserver.sandbox import launcher as sandbox
 from sessions_app.runtime.tools.base import ToolError
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from agentserver.loop import free_db
+from agentserver.workers.loop import free_db
 from sessions_app.runtime.tools.base import Tool, ToolContext, ToolError, ToolResult, schema
 
 STATUSES = ("pending", "in_progress", "completed", "cancelled")

@@ -13,7 +13,7 @@ user's roots, no server code or virtualenv, no /root); a new PID namespace, no c
 a network without the host's loopback; and, when the server runs as root, a uid of the user's own (setpriv).
 `AGENTSERVER_SANDBOX=off` runs processes unconfined as before.
 
-The environment always comes from `agentserver.childenv` (an allowlist, never the server's own)."""
+The environment always comes from `agentserver.sandbox.childenv` (an allowlist, never the server's own)."""
 from __future__ import annotations
 
 import asyncio
@@ -27,14 +27,15 @@ from collections.abc import Callable, Mapping, Sequence
 
 from django.conf import settings
 
-from agentserver import paths, sandbox_host, sandbox_process, sandbox_resident
-from agentserver.childenv import safe_environment
+from agentserver import paths
+from agentserver.sandbox import host as sandbox_host, process as sandbox_process, resident as sandbox_resident
+from agentserver.sandbox.childenv import safe_environment
 from agentserver.errors import ApiError
-from agentserver.loop import free_db, let_others_run
+from agentserver.workers.loop import free_db, let_others_run
 from agentserver.paths import is_within
-from agentserver.sandbox_launch import Launch
+from agentserver.sandbox.launch import Launch
 
-log = logging.getLogger("agentserver.sandbox")
+log = logging.getLogger("agentserver.sandbox.launcher")
 
 # The parts of /etc programs need (libraries, DNS, TLS, locales, shells), copied into each user's sandbox
 # /etc; passwd, group, nsswitch.conf, hosts and resolv.conf are generated per user instead.
@@ -379,7 +380,7 @@ def run(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = 
         timeout: float | None = None, expose: Sequence[str] = (), **options) -> subprocess.CompletedProcess:
     """subprocess.run with bytes output captured; stdin is empty unless `input` is given. A timeout kills the
     whole sandbox (its PID namespace dies with bubblewrap). The server's own offline programs on the user's
-    files (git) run in the user's resident sandbox (agentserver.sandbox_resident): same confinement, no
+    files (git) run in the user's resident sandbox (agentserver.sandbox.resident): same confinement, no
     sandbox built per program."""
     launch = prepare(user, argv, cwd=cwd, env=env, expose=expose, **options)
     let_others_run()

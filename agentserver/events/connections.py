@@ -17,7 +17,7 @@ from typing import Protocol
 from django.conf import settings
 from django.db import connection as db_connection
 
-from agentserver import loop as server_loop
+from agentserver.workers import loop as server_loop
 
 log = logging.getLogger(__name__)
 

@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from agentserver import connections, deployment, ids, workers
+from agentserver.events import connections
+from agentserver.workers import deployment, liveness as workers
+from agentserver import ids
 from agentserver.clock import now_ms
-from agentserver.sequencer import Sequencer
+from agentserver.events.sequencer import Sequencer
 
 log = logging.getLogger(__name__)
 
@@ -379,7 +381,7 @@ class RedisBridge:
     async def _listen(self) -> None:
         import redis.asyncio as aioredis
 
-        from agentserver.loop import free_db
+        from agentserver.workers.loop import free_db
 
         failed = False
         while True:

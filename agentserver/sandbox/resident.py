@@ -4,8 +4,8 @@ snapshots), instead of a new sandbox per program.
 
 A new sandbox costs a few milliseconds (bubblewrap's namespaces and mounts, then the prlimit and setpriv
 execs), more than a `git status` itself, and every client polls such reads. A resident sandbox is built by
-the same launcher with the same confinement (agentserver.sandbox.prepare: mounts, no network, limits, the
-user's uid) and runs agentserver/resident_child.py on the system's python3, which starts each program in it
+the same launcher with the same confinement (agentserver.sandbox.launcher.prepare: mounts, no network, limits, the
+user's uid) and runs agentserver/sandbox/resident_child.py on the system's python3, which starts each program in it
 and answers its status and output. What changes for the program: nothing it can see, except that the
 sandbox's PID namespace is shared with the user's other short programs while they run; whatever a program
 leaves running is killed when no program is running any more.
@@ -30,7 +30,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
 from pathlib import Path
 
-from agentserver.sandbox_launch import Launch
+from agentserver.sandbox.launch import Launch
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 IDLE_SECONDS = 30.0
@@ -39,7 +39,7 @@ STARTUP_SECONDS = 10.0
 GIVE_UP_AFTER = 3  # failed starts in a row: then this process stops trying
 _CHILD_SOURCE = (Path(__file__).with_name("resident_child.py")).read_text()
 _ids = itertools.count(1)
-log = logging.getLogger("agentserver.sandbox")
+log = logging.getLogger("agentserver.sandbox.launcher")
 
 
 class Gone(Exception):
@@ -179,7 +179,7 @@ def _resident_for(key: tuple, env: dict[str, str]) -> _Resident:
 
 
 def run(launch: Launch, *, input: bytes | None, timeout: float | None) -> subprocess.CompletedProcess:
-    """`launch` (from agentserver.sandbox.prepare) run in the user's resident sandbox; Gone when it could not
+    """`launch` (from agentserver.sandbox.launcher.prepare) run in the user's resident sandbox; Gone when it could not
     be (the caller then runs it in a one-shot sandbox)."""
     resident = _resident_for((tuple(launch.confinement), tuple(launch.wrappers)), launch.env)
     request = {"id": next(_ids), "argv": launch.command, "cwd": launch.cwd, "env": launch.env, "timeout": timeout,

@@ -15,7 +15,7 @@ write, or "database is locked"): a thread that holds a transaction while it wait
 write behaves as it would without the lock instead of deadlocking. Other processes (manage.py) still meet
 SQLite's busy handler. Reads never take the lock (WAL readers do not block the writer).
 
-A request that finds the lock taken gives its turn to run Python up (agentserver.loop.let_others_run) before
+A request that finds the lock taken gives its turn to run Python up (agentserver.workers.loop.let_others_run) before
 it waits: during an agent batch the runners' writes hold the lock most of the time, and a sync prompt that
 waited for it holding the HTTP handler's one turn kept every other request (GET /global/health too) queued
 behind it."""
@@ -25,7 +25,7 @@ import threading
 
 from django.db.backends.sqlite3 import base
 
-from agentserver.loop import let_others_run
+from agentserver.workers.loop import let_others_run
 
 _writer = threading.Lock()
 _WRITE_VERBS = frozenset({"INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER"})

@@ -286,7 +286,7 @@ def page(items: list, next_cursor: str | None) -> Response:
                     headers={"X-Next-Cursor": next_cursor} if next_cursor else None)
 
 
-# ---- answers /doc states for a view's `answer_schemas` (agentserver/schema.py) --------------------------
+# ---- answers /doc states for a view's `answer_schemas` (agentserver/http/schema.py) --------------------------
 
 def ref(component: str) -> dict:
     """A component of /doc: opencode's (opencode_answers.json) or the document's own."""
@@ -298,7 +298,7 @@ OPENCODE_ANSWER = "x-opencode-answer"
 
 def opencode(route: str, status: str = "200") -> dict:
     """What opencode's document says `route` ("GET /find") answers: the v2 routes answer the original ones'
-    records in their envelopes. agentserver/schema.py puts the schema in its place."""
+    records in their envelopes. agentserver/http/schema.py puts the schema in its place."""
     return {OPENCODE_ANSWER: [route, status]}
 
 

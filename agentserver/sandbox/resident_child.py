@@ -1,4 +1,4 @@
-"""The program a resident sandbox runs (agentserver/sandbox_resident.py). It is not imported by the server:
+"""The program a resident sandbox runs (agentserver/sandbox/resident.py). It is not imported by the server:
 its text is passed to the system's python3 with -c, inside the user's sandbox, where the server's own code
 is hidden. Standard library only.
 

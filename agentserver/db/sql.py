@@ -10,7 +10,7 @@ on a 2-core machine a Session fetched by id took about 1 ms to build and 0.07 ms
 - `Query` is a read the ORM compiles once per process and runs many times with new values; `Change` is
   the same for an UPDATE whose values or conditions are expressions (the database's clock, say). Each is
   declared by its queryset alone: the order its values bind in is derived from the compiled statement
-  (agentserver.sql_compiled).
+  (agentserver.db.sql_compiled).
 
 Each field still prepares its own value (JSON, defaults applied by pre_save) for the connection's backend;
 save signals are not sent (nothing listens on these models). A value that a plain text, integer or boolean
@@ -23,7 +23,7 @@ from typing import Any
 
 from django.db import connection, models
 
-from agentserver.sql_compiled import Change, CompileError, Query
+from agentserver.db.sql_compiled import Change, CompileError, Query
 
 __all__ = ["ROWS_PER_STATEMENT", "Change", "CompileError", "Query", "insert", "update"]
 

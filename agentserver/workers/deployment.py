@@ -1,8 +1,8 @@
 """Which deployment this worker belongs to: AGENTSERVER_DEPLOYMENT when set, else what the database says it
 is: on PostgreSQL the cluster's system identifier and the database's name, so every worker on every host
 agrees however each spells DATABASE_URL (`localhost` or an address, a default port or not); on SQLite (one
-host) the database file's real path. It names the Redis event channel (agentserver/bus.py) and the workers' liveness keys
-(agentserver/workers.py)."""
+host) the database file's real path. It names the Redis event channel (agentserver/events/bus.py) and the workers' liveness keys
+(agentserver/workers/liveness.py)."""
 from __future__ import annotations
 
 import hashlib
@@ -44,4 +44,4 @@ def redis_channel(url: str) -> str:
     database, so two deployments (or test runs) sharing a Redis never see each other's events, and every
     host of one deployment sees all of them. Synchronous: reads the database once."""
     identity_and_database = f"{identity()}|{urlparse(url).path}"
-    return "agentserver.events." + hashlib.sha256(identity_and_database.encode()).hexdigest()[:16]
+    return "agentserver.events.publisher." + hashlib.sha256(identity_and_database.encode()).hexdigest()[:16]

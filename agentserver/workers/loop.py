@@ -14,7 +14,7 @@ returns to the pool (a cheap hand-over), where a thread that kept it would hold 
 connections for the worker's life, and a busy worker would then wait 30 s for a connection (the pool's
 timeout). SQLite keeps its per-thread connection (CONN_MAX_AGE=None), so there this costs nothing.
 
-A request's turn: the HTTP handler lets only a few requests run Python at once (agentserver/http_handler.py).
+A request's turn: the HTTP handler lets only a few requests run Python at once (agentserver/http/handler.py).
 A request thread about to wait for something that is not Python (a child process, another thread's answer)
 calls `let_others_run()`, and its turn passes to the next request at once instead of after the handler's
 50 ms: `call` does (the loop answers after the runners' callbacks ahead of it), and so does a SQLite write

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 
-from agentserver import deployment
+from agentserver.workers import deployment
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +86,7 @@ async def start() -> None:
     global _beating
     if not settings.REDIS_URL or (_beating is not None and not _beating.done()):
         return
-    from agentserver.loop import free_db
+    from agentserver.workers.loop import free_db
 
     await free_db(_namespace_now)()
     await _beat()

@@ -1,6 +1,6 @@
 """The host side of the sandbox: whether bubblewrap works here, each user's uid and state directory (HOME,
 generated /etc files), the POSIX ACLs that let a user's uid write in their roots, and the per-user network
-namespaces of the `outbound` mode. agentserver/sandbox.py builds the command lines from these."""
+namespaces of the `outbound` mode. agentserver/sandbox/launcher.py builds the command lines from these."""
 from __future__ import annotations
 
 import errno
@@ -19,7 +19,7 @@ from django.conf import settings
 
 from agentserver import paths
 
-log = logging.getLogger("agentserver.sandbox")
+log = logging.getLogger("agentserver.sandbox.launcher")
 
 # Directories never handed over to a user's uid even when they are someone's root (staff may be given `/`).
 SYSTEM_DIRECTORIES = {"/", "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/var", "/boot", "/dev", "/proc",

@@ -19,9 +19,11 @@ import threading
 from django.conf import settings
 from django.db import connection, transaction
 
-from agentserver import bus, connections, shutdown, sql
-from agentserver import loop as server_loop
-from agentserver.bus import Event
+from agentserver.events import bus, connections
+from agentserver.workers import shutdown
+from agentserver.db import sql
+from agentserver.workers import loop as server_loop
+from agentserver.events.bus import Event
 
 log = logging.getLogger(__name__)
 

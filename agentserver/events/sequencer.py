@@ -93,7 +93,7 @@ class Sequencer:
         self._fill_task = asyncio.get_running_loop().create_task(self._fill(first, last))
 
     async def _fill(self, first: int, last: int) -> None:
-        from agentserver.loop import free_db
+        from agentserver.workers.loop import free_db
 
         try:
             found = await free_db(self._fetch)(first, last)

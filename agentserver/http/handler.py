@@ -6,7 +6,7 @@ thread also means a new database connection, since Django's connections are per 
 the synchronous middleware chain and the view run in one call on a long-lived pool thread, which keeps its
 connection between requests (CONN_MAX_AGE), and requests still run side by side (one thread each).
 
-Admission (agentserver/admission.py): at most `running` requests do Python work at once, the others wait in
+Admission (agentserver/http/admission.py): at most `running` requests do Python work at once, the others wait in
 a queue that the threads holding the slots take them from. One process runs Python one thread at a time (the
 GIL), so more threads only add switching: at 32 concurrent clients on 32 threads a GET /session cost three
 times the CPU it costs alone, most of it the event loop thread waiting to get the GIL back from the request
@@ -45,8 +45,8 @@ from django.urls import Resolver404, URLResolver, get_resolver, resolve, set_scr
 from django.urls.resolvers import RoutePattern
 from django.utils.module_loading import import_string
 
-from agentserver.admission import Lanes
-from agentserver.loop import adopt_loop, request_turn, run_on
+from agentserver.http.admission import Lanes
+from agentserver.workers.loop import adopt_loop, request_turn, run_on
 
 
 def request_started_receivers() -> tuple[list, list]:
@@ -57,7 +57,7 @@ def request_started_receivers() -> tuple[list, list]:
 
 
 SLOW_AFTER = 0.05
-# Requests of these methods queue apart from the others for their turn (agentserver/admission.py).
+# Requests of these methods queue apart from the others for their turn (agentserver/http/admission.py).
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
@@ -128,7 +128,7 @@ class PooledASGIHandler(ASGIHandler):
         self._from_memory = paths_answered_from_memory()
 
     async def _in_pool(self, function, *args):
-        """Run `function(*args)` on a pool thread in a copy of the caller's context (agentserver/loop.py)."""
+        """Run `function(*args)` on a pool thread in a copy of the caller's context (agentserver/workers/loop.py)."""
         return await run_on(self._pool, function, *args)
 
     async def __call__(self, scope, receive, send):

@@ -1,5 +1,5 @@
 """Statements the ORM compiles once per process and argument shape, then runs many times with new values
-(agentserver.sql's `Query` and `Change`, for the hot paths).
+(agentserver.db.sql's `Query` and `Change`, for the hot paths).
 
 A compiled statement is declared once, as the function that builds its queryset from the arguments. Its
 bind order is derived, never written by hand: on the first call with a given shape of arguments the function

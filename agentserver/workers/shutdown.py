@@ -17,9 +17,9 @@ import signal
 import threading
 from typing import Callable
 
-from agentserver import loop
+from agentserver.workers import loop
 
-log = logging.getLogger("agentserver.shutdown")
+log = logging.getLogger("agentserver.workers.shutdown")
 
 _hooks: list[Callable[[], object]] = []
 _stop_callbacks: list[Callable[[], object]] = []
@@ -103,7 +103,7 @@ atexit.register(run_hooks)
 
 
 async def lifespan(scope, receive, send) -> None:
-    """The ASGI lifespan protocol: startup adopts the server loop (agentserver.loop; the first request
+    """The ASGI lifespan protocol: startup adopts the server loop (agentserver.workers.loop; the first request
     starts the runner machinery); shutdown runs the hooks while the event loop still runs, in a thread
     since they are synchronous."""
     while True:

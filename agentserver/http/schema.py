@@ -3,7 +3,7 @@
 - Bodies and queries: read from the very calls a handler makes (`parse(Serializer, request.data)`,
   `parse_query(Serializer, request)`, `body_object(request.data)`), following the view's own methods and its
   module's helpers; the serializer found is the one that validates, so the document cannot drift from it.
-- Path ids: `agentserver.api.PATH_IDS`, the table `ApiView` validates path parameters with.
+- Path ids: `agentserver.http.api.PATH_IDS`, the table `ApiView` validates path parameters with.
 - Answers: the handler's success statuses (what its `return`s name, else 200) and every error the edge and
   the view can give, each in the spec's error shape (`ERROR_STATUSES`, `ApiView.answers`).
 - Operation ids: the view's `operation_ids`; routes that are not DRF views (the event streams) are listed too.
@@ -36,7 +36,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
-from agentserver import api
+from agentserver.http import api
 
 V2_PREFIX = "v2:"
 JSON = "application/json"

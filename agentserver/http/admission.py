@@ -10,7 +10,7 @@ and its answers go back to the loop without the slot waiting for them.
 
 A request that holds its slot for longer than `slow_after` seconds (a sync `session.prompt` waiting for its
 answer, an MCP call, a large search) gives it up and goes on running on its thread, so slow requests never
-starve quick ones; one about to wait for a child process gives it up at once (agentserver.loop.let_others_run).
+starve quick ones; one about to wait for a child process gives it up at once (agentserver.workers.loop.let_others_run).
 
 Two queues, taken in turns: requests that only read (GET, HEAD, OPTIONS) and the others. Arrival order alone
 put a `GET /global/health` behind every prompt of a batch: 32 sync prompts arriving at once each held the one

@@ -13,7 +13,7 @@ import asyncio
 import os
 import subprocess
 
-from agentserver.sandbox_launch import Launch
+from agentserver.sandbox.launch import Launch
 
 READ_LIMIT = 2 ** 16
 

@@ -1,7 +1,7 @@
 """The three SSE streams: /global/event (all of the caller's events), /event (one directory) and /api/event
 (v2 envelope, one runtime context). Served by plain async Django views (DRF has no async views) that hand
 `open_stream` the way to authenticate a request (server/api/events.py): the streaming itself knows no users,
-tokens or projects. Each stream is held under the credential that opened it (agentserver.connections) and
+tokens or projects. Each stream is held under the credential that opened it (agentserver.events.connections) and
 closes when that credential ends.
 
 Framing is opencode's: `data: <one-line JSON>\\n\\n`, no `event:` lines, server.connected first and
@@ -18,9 +18,10 @@ from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse, StreamingHttpResponse
 
-from agentserver import bus, connections, shutdown
-from agentserver import loop as server_loop
-from agentserver.bus import BUS, GLOBAL, V2, Subscriber, server_event
+from agentserver.events import bus, connections
+from agentserver.workers import shutdown
+from agentserver.workers import loop as server_loop
+from agentserver.events.bus import BUS, GLOBAL, V2, Subscriber, server_event
 from agentserver.context import RuntimeContext
 from agentserver.errors import ApiError, TooManyRequests, error_response
 from agentserver.models import EventLog
