@@ -18,7 +18,7 @@ A request's turn: the HTTP handler lets only a few requests run Python at once (
 A request thread about to wait for something that is not Python (a child process, another thread's answer)
 calls `let_others_run()`, and its turn passes to the next request at once instead of after the handler's
 50 ms: `call` does (the loop answers after the runners' callbacks ahead of it), and so does a SQLite write
-that has to wait for another thread's (agentserver/sqlite)."""
+that has to wait for another thread's (agentserver/db/sqlite)."""
 from __future__ import annotations
 
 import asyncio
