@@ -3,9 +3,11 @@ time and finds nothing: no request the document admits is refused, no invalid on
 content type, header or body outside the document, no server error, no answer slower than the bound, no hang.
 
 It runs against a worker of its own (server_factory): the terminals, MCP servers and sessions the fuzzer
-makes end with that worker, not in the shared one the other tests use. Five schemathesis processes share the
-work, two or three per route set (the v2 routes under /api, the original ones at the root), so that an operation that
-waits (an MCP server's connect timeout) does not hold up the rest; each has one thread: two threads of
+makes end with that worker, not in the shared one the other tests use. Six schemathesis processes share the
+work, three per route set (the v2 routes under /api, the original ones at the root), so that an operation that
+waits (an MCP server's connect timeout) does not hold up the rest, and no process has more operations than its
+time budget reaches on a loaded machine (beside the other database's suite, one reached 42 of the 72 of a
+set of v2 routes that also held the tools'); each has one thread: two threads of
 hypothesis in one CPython 3.11 process can break its AST compiler."""
 import os
 import subprocess
@@ -21,7 +23,8 @@ SESSIONS = "(session|message|part|permission|question|share)"
 TOOLS = "(experimental|sync|mcp|provider|auth|config|tui)"
 ROUTE_SETS = {
     "v2 sessions": ["--include-path-regex", f"^/api/{SESSIONS}"],
-    "v2 others": ["--include-path-regex", "^/api/", "--exclude-path-regex", f"^/api/{SESSIONS}"],
+    "v2 tools": ["--include-path-regex", f"^/api/{TOOLS}"],
+    "v2 others": ["--include-path-regex", "^/api/", "--exclude-path-regex", f"^/api/({SESSIONS}|{TOOLS})"],
     "original sessions": ["--include-path-regex", f"^/{SESSIONS}"],
     "original tools": ["--include-path-regex", f"^/{TOOLS}"],
     "original others": ["--exclude-path-regex", f"^/(api/|{SESSIONS}|{TOOLS})"],
@@ -64,10 +67,10 @@ def test_schemathesis_with_every_check_finds_nothing(server_factory, alice, tmp_
         # It really ran: every operation of the set, and many cases beyond the first ones.
         assert "Errored" not in summary, summary
         tested = _count(summary, "Tested:", "\n")
-        assert tested == _count(summary, "Selected:", "/") > 20, summary
+        assert tested == _count(summary, "Selected:", "/") > 10, summary
         # Cases per operation, not a fixed total: under a time budget the total is the machine's speed (a
         # loaded 2-core machine made 187 where a quiet one makes several hundred).
         assert _count(summary, "Test cases:", " generated") >= 3 * tested, summary
-    # The four sets together are every operation of the document, each once.
+    # The sets together are every operation of the document, each once.
     total = _count(_summary(outputs["v2 sessions"]).replace("/", " / "), "/", "\n")
     assert sum(_count(_summary(output), "Selected:", "/") for output in outputs.values()) == total
