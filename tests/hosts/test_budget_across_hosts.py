@@ -46,7 +46,8 @@ def test_concurrent_sessions_on_two_hosts_stop_within_the_calls_in_flight(alice,
         assert sides[n % 2].post(f"/session/{sid}/prompt_async", json=text_prompt("loop")).status_code == 204
     # Every session's first call is in flight at once, the turns on both hosts.
     wait_until(lambda: len(fake_llm.requests) == SESSIONS, timeout=60, interval=0.2)
-    assert lease_hosts() == {host.hostname for host in hosts_up.hosts.values()}
+    # Both hosts run turns (the test process's own server shares the database and may adopt some too).
+    assert {host.hostname for host in hosts_up.hosts.values()} <= lease_hosts()
     fake_llm.release()
     wait_until(lambda: not alice.get("/session/status").json(), timeout=100, interval=0.5)
 
