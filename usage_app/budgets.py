@@ -15,12 +15,13 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Q, Sum
 
-from agentserver.events import publisher as events
 from agentserver.db import sql
 from agentserver.errors import BudgetExceeded
+from agentserver.events import publisher as events
 from providers_app.errors import ProviderCallError
 from usage_app.models import PERIODS, Budget, UsageDay, UsageRecord
 from usage_app.periods import day_start
+from usage_app.selectors import UsageFilter, check_usage_scope
 from usage_app.zone import usage_zone
 
 PERIOD_WORDS = {"day": "daily", "week": "weekly", "month": "monthly"}
@@ -168,7 +169,7 @@ def _session_spent(session_id: str) -> float:
 
 
 def limits(*, person_id: int, session_id: str | None, now: dt.datetime | None = None) -> list[Limit]:
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or dt.datetime.now(dt.UTC)
     found: list[Limit] = []
     budgets = budgets_of(person_id)
     if budgets:
@@ -235,12 +236,20 @@ def _scope_words(budget: AppliedBudget) -> str:
     return f"{PERIOD_WORDS[budget.period]}, {whose}"
 
 
-def nearest_budgets(*, person_ids: set[int] | None = None, count: int = 10,
+def nearest_budgets(*, viewer, wanted: UsageFilter, count: int = 10,
                     now: dt.datetime | None = None) -> list[Standing]:
-    """The people who have spent most of a budget now (in percent; past 100 when it is spent), most first,
-    each with the budget of theirs that is most spent. `person_ids`: only these (None: everyone). A handful
-    of queries whatever the number of people: the budgets, who is under them, and what each person spent
-    this day, week and month (records and rolled-up days), summed per person."""
+    """The people `viewer` may see (usage_app.selectors.check_usage_scope: the filter's person or group, or
+    everyone for staff; a person not staff only themselves) who have spent most of a budget now (in percent;
+    past 100 when it is spent), most first, each with the budget of theirs that is most spent. A handful of
+    queries whatever the number of people: the budgets, who is under them, and what each person spent this
+    day, week and month (records and rolled-up days), summed per person."""
+    person_id, group = check_usage_scope(viewer=viewer, wanted=wanted)
+    if person_id is not None:
+        person_ids: set[int] | None = {person_id}
+    elif group is not None:
+        person_ids = set(group.user_set.values_list("id", flat=True))
+    else:
+        person_ids = None
     budgets = list(Budget.objects.values_list("scope", "period", "amount", "warn_percent", "group__name",
                                               "group_id", "person_id"))
     if not budgets:

@@ -68,15 +68,9 @@ def dashboard_data(*, viewer, first: dt.date, last: dt.date, group: Group | None
         provider_id=provider or None, model_id=model or None)
     labels, per_day = selectors.cost_per_day(viewer=viewer, wanted=wanted, split=split)
     sessions = selectors.usage_summary(viewer=viewer, wanted=wanted, group_by="session", first=TOP_SESSIONS)
-    if person is not None:
-        people = {person.pk}
-    elif group is not None:
-        people = set(group.user_set.values_list("id", flat=True))
-    else:
-        people = None
     return {"chart": charts.stacked(labels, per_day, charts.days_of(first, last)),
             "total_cost": sum(row["cost"] for row in per_day), "total_calls": sum(row["calls"] for row in per_day),
-            "sessions": sessions, "nearest": nearest_budgets(person_ids=people),
+            "sessions": sessions, "nearest": nearest_budgets(viewer=viewer, wanted=wanted),
             "exports": _exports(wanted, first, last, split)}
 
 
