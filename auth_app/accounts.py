@@ -9,11 +9,11 @@ import re
 from django.db import transaction
 from django.db.models import QuerySet
 
-from agentserver.events import publisher as events
 from agentserver import ids
-from agentserver.db import sql
 from agentserver.clock import now_ms
+from agentserver.db import sql
 from agentserver.errors import BadRequest, NotFound
+from agentserver.events import publisher as events
 from auth_app import crypto
 from auth_app.models import AuthAccount
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 
 from agentserver import paths
-from agentserver.sandbox.host import SYSTEM_DIRECTORIES  # never a default root: the sandbox mounts none whole
+from agentserver.sandbox.host import (
+    SYSTEM_DIRECTORIES,  # never a default root: the sandbox mounts none whole
+)
 
 
 class RootRefused(ValueError):

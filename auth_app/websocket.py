@@ -14,7 +14,11 @@ from django.http.cookie import parse_cookie
 from django.http.request import split_domain_port, validate_host
 
 from audit_app.actors import Actor
-from auth_app.authentication import browser_stream_id, credentials_to_token, is_own_origin
+from auth_app.authentication import (
+    browser_stream_id,
+    credentials_to_token,
+    is_own_origin,
+)
 from auth_app.token_use import note_token_use
 
 CLOSE_UNAUTHENTICATED = 4401

@@ -18,8 +18,8 @@ import threading
 import orjson
 from django.db import transaction
 
-from agentserver.db import json_column
 from agentserver import paths
+from agentserver.db import json_column
 from agentserver.errors import bad_input
 from policy_app.config_layer import apply_policy, check_config_patch
 from policy_app.selectors import policy_for

@@ -9,9 +9,9 @@ import time
 from urllib.parse import unquote
 
 from agentserver import paths
-from agentserver.sandbox import launcher as sandbox
 from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest, Forbidden, NotFound
+from agentserver.sandbox import launcher as sandbox
 from auth_app.tokens import roots_of
 from projects_app.models import Workspace
 

@@ -9,9 +9,9 @@ import re
 from django.db import transaction
 
 from agentserver import ids, paths
-from agentserver.sandbox import launcher as sandbox
 from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest, Conflict, NotFound
+from agentserver.sandbox import launcher as sandbox
 from auth_app.tokens import roots_of
 from projects_app import workspace_git as git
 from projects_app.models import Project, Workspace

@@ -8,11 +8,11 @@ import subprocess
 
 from django.conf import settings
 
-from agentserver.events import publisher as events
 from agentserver import paths
-from agentserver.sandbox import launcher as sandbox
 from agentserver.coalesce import Coalescer
 from agentserver.errors import BadRequest, Conflict, Forbidden, PayloadTooLarge
+from agentserver.events import publisher as events
+from agentserver.sandbox import launcher as sandbox
 from projects_app.contexts import default_directory
 
 

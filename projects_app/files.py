@@ -21,8 +21,8 @@ import time
 from rapidfuzz import fuzz
 
 from agentserver import paths, ripgrep
-from agentserver.sandbox import launcher as sandbox
 from agentserver.errors import ApiError, BadRequest, NotFound, PayloadTooLarge
+from agentserver.sandbox import launcher as sandbox
 
 MAX_READ_BYTES = 5 * 1024 * 1024
 MAX_TREE_ENTRIES = 10_000

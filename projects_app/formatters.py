@@ -13,8 +13,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agentserver.sandbox import launcher as sandbox
 from agentserver.context import RuntimeContext
+from agentserver.sandbox import launcher as sandbox
 from projects_app.builtin_overlay import overlay
 from projects_app.config import effective_config
 

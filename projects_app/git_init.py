@@ -4,10 +4,10 @@ The first (empty) commit gives the project its id (opencode's project id is the 
 the user's sandbox, like every program run in a user's directory."""
 from __future__ import annotations
 
-from agentserver.events import publisher as events
-from agentserver.sandbox import launcher as sandbox
 from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest
+from agentserver.events import publisher as events
+from agentserver.sandbox import launcher as sandbox
 from projects_app.contexts import context_for_directory, forget_git_info
 from projects_app.models import Project
 from projects_app.projects import project_of, project_wire

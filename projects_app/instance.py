@@ -2,8 +2,8 @@
 closes the caller's /event streams for the directory (after they receive it), and stops the user's language
 servers that directory used. Nothing else is cached per directory (the git lookup cache is a few seconds old
 at most)."""
-from agentserver.events import publisher as events
 from agentserver.context import RuntimeContext
+from agentserver.events import publisher as events
 from projects_app.lsp.service import lsp_dispose
 
 

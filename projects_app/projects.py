@@ -7,9 +7,9 @@ import os
 
 from django.db import transaction
 
-from agentserver.events import publisher as events
 from agentserver.context import RuntimeContext
 from agentserver.errors import NotFound
+from agentserver.events import publisher as events
 from agentserver.paths import within_any
 from auth_app.tokens import roots_of
 from projects_app import workspaces

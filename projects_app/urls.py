@@ -1,7 +1,19 @@
 """Routes of projects_app: `original` at the root, `v2` under /api."""
 from agentserver.http.api import route
-from projects_app.api import (config, copies, files, formatters, instance, location, lsp, projects, references, vcs,
-                              workspaces, worktrees)
+from projects_app.api import (
+                              config,
+                              copies,
+                              files,
+                              formatters,
+                              instance,
+                              location,
+                              lsp,
+                              projects,
+                              references,
+                              vcs,
+                              workspaces,
+                              worktrees,
+)
 
 original: list = [
     route("project", projects.ProjectListView, "project.list"),

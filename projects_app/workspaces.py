@@ -25,10 +25,10 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 
-from agentserver.events import publisher as events
 from agentserver import ids, paths
-from agentserver.sandbox import launcher as sandbox
 from agentserver.errors import BadRequest, Conflict, NotFound
+from agentserver.events import publisher as events
+from agentserver.sandbox import launcher as sandbox
 from audit_app.log import record
 from auth_app.tokens import roots_of
 from projects_app import workspace_git as git

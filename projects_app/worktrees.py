@@ -13,10 +13,10 @@ import threading
 
 from django.db import connections
 
-from agentserver.events import publisher as events
-from agentserver.sandbox import launcher as sandbox
 from agentserver.context import RuntimeContext
 from agentserver.errors import Conflict, NotFound
+from agentserver.events import publisher as events
+from agentserver.sandbox import launcher as sandbox
 from projects_app import workspace_git as git
 from projects_app import workspaces
 from projects_app.models import Workspace

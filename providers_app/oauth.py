@@ -14,9 +14,9 @@ from urllib.parse import parse_qs, urlencode, urlparse
 import httpx
 from django.db import transaction
 
-from agentserver.http.api import json_integer
 from agentserver.clock import now_ms
 from agentserver.errors import BadRequest, NotFound
+from agentserver.http.api import json_integer
 from providers_app.models import OAuthPending
 
 PENDING_TTL_MS = 10 * 60 * 1000

@@ -18,8 +18,9 @@ import time
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
+from agentserver.workers import liveness as workers
 from agentserver.workers import loop as server_loop
-from agentserver.workers import shutdown, liveness as workers
+from agentserver.workers import shutdown
 from pty_app import conf, exits
 from pty_app.terminal import SpawnSpec, Terminal, signal_session
 

@@ -7,9 +7,9 @@ import shutil
 from django.db import transaction
 
 from agentserver import ids, paths
-from agentserver.sandbox import launcher as sandbox
 from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest, NotFound, TooManyRequests
+from agentserver.sandbox import launcher as sandbox
 from audit_app.actors import current as current_actor
 from audit_app.log import record
 from auth_app.tokens import roots_of

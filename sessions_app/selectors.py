@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from agentserver.db import json_column, sql
 from agentserver.clock import DatabaseNow
+from agentserver.db import json_column, sql
 from agentserver.errors import BadRequest, NotFound
 from sessions_app.models import Message, Part, Session, SessionLease, Share, Todo
 

@@ -2,8 +2,21 @@
 session.messages and POST session.prompt on /session/{id}/message) share a pattern: `route()` combines their
 views. The runner machinery starts with the first request (SessionsAppConfig.ready)."""
 from agentserver.http.api import route
-from sessions_app.api import (agents, choice, commands, history, messages, permissions, prompt, questions, revert,
-                              sessions, share, sync, workspaces)
+from sessions_app.api import (
+                              agents,
+                              choice,
+                              commands,
+                              history,
+                              messages,
+                              permissions,
+                              prompt,
+                              questions,
+                              revert,
+                              sessions,
+                              share,
+                              sync,
+                              workspaces,
+)
 
 original: list = [
     # the session store

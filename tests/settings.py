@@ -23,9 +23,10 @@ if os.environ.get("DATABASE_URL", "").startswith("postgres"):
 os.environ.setdefault("AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS", "60")
 os.environ.setdefault("AGENTSERVER_LSP_DIAGNOSTICS_QUIET_SECONDS", "1.5")
 
+from django.conf import global_settings  # noqa: E402
+
 from server.settings import *  # noqa: E402,F401,F403
 from server.settings import DATA_DIR, DATABASES  # noqa: E402
-from django.conf import global_settings  # noqa: E402
 
 if DATABASES["default"]["ENGINE"] == "agentserver.db.sqlite":
     DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}

@@ -15,10 +15,10 @@ import time
 from django.conf import settings
 from django.db import transaction
 
-from agentserver.events import publisher as events
 from agentserver import ids
 from agentserver.context import RuntimeContext
 from agentserver.errors import NotFound
+from agentserver.events import publisher as events
 from tui_app.models import TuiControlRequest, now_ms
 
 QUEUE_SECONDS = 300

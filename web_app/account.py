@@ -22,7 +22,14 @@ from agentserver.events import publisher as events
 from audit_app.actors import Actor
 from audit_app.log import record
 from auth_app.authentication import user_credential_id
-from auth_app.tokens import roots_of, token_create, token_of, token_revoke, tokens_of, tokens_revoke_all
+from auth_app.tokens import (
+    roots_of,
+    token_create,
+    token_of,
+    token_revoke,
+    tokens_of,
+    tokens_revoke_all,
+)
 from policy_app.selectors import policy_for
 from usage_app.budgets import budget_status
 from usage_app.charts import CHART_JS, CHARTS

@@ -34,7 +34,11 @@ from typing import Any
 
 from django.core.exceptions import EmptyResultSet, ValidationError
 from django.db import connection, transaction
-from django.db.models.query import FlatValuesListIterable, ModelIterable, ValuesListIterable
+from django.db.models.query import (
+    FlatValuesListIterable,
+    ModelIterable,
+    ValuesListIterable,
+)
 
 # The Django internals this module reads (see the docstring); tests/foundation/test_sql_compiled.py checks each.
 INTERNALS = ("QuerySet._iterable_class", "SQLCompiler.select", "SQLCompiler.get_converters")

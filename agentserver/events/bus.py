@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from agentserver.events import connections
-from agentserver.workers import deployment, liveness as workers
 from agentserver import ids
 from agentserver.clock import now_ms
+from agentserver.events import connections
 from agentserver.events.sequencer import Sequencer
+from agentserver.workers import deployment
+from agentserver.workers import liveness as workers
 
 log = logging.getLogger(__name__)
 

@@ -19,11 +19,11 @@ import threading
 from django.conf import settings
 from django.db import connection, transaction
 
-from agentserver.events import bus, connections
-from agentserver.workers import shutdown
 from agentserver.db import sql
-from agentserver.workers import loop as server_loop
+from agentserver.events import bus, connections
 from agentserver.events.bus import Event
+from agentserver.workers import loop as server_loop
+from agentserver.workers import shutdown
 
 log = logging.getLogger(__name__)
 

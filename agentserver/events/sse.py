@@ -18,14 +18,14 @@ from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse, StreamingHttpResponse
 
-from agentserver.events import bus, connections
-from agentserver.workers import shutdown
-from agentserver.workers import loop as server_loop
-from agentserver.events.bus import BUS, GLOBAL, V2, Subscriber, server_event
 from agentserver.context import RuntimeContext
 from agentserver.errors import ApiError, TooManyRequests, error_response
+from agentserver.events import bus, connections
+from agentserver.events.bus import BUS, GLOBAL, V2, Subscriber, server_event
 from agentserver.models import EventLog
 from agentserver.numerals import decimal
+from agentserver.workers import loop as server_loop
+from agentserver.workers import shutdown
 
 log = logging.getLogger(__name__)
 REPLAY_LIMIT = 5000

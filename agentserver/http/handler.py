@@ -41,7 +41,13 @@ from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.core.handlers.base import BaseHandler
 from django.core.handlers.exception import convert_exception_to_response
 from django.http import FileResponse, HttpResponseBase
-from django.urls import Resolver404, URLResolver, get_resolver, resolve, set_script_prefix
+from django.urls import (
+    Resolver404,
+    URLResolver,
+    get_resolver,
+    resolve,
+    set_script_prefix,
+)
 from django.urls.resolvers import RoutePattern
 from django.utils.module_loading import import_string
 

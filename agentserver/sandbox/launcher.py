@@ -28,12 +28,14 @@ from collections.abc import Callable, Mapping, Sequence
 from django.conf import settings
 
 from agentserver import paths
-from agentserver.sandbox import host as sandbox_host, process as sandbox_process, resident as sandbox_resident
-from agentserver.sandbox.childenv import safe_environment
 from agentserver.errors import ApiError
-from agentserver.workers.loop import free_db, let_others_run
 from agentserver.paths import is_within
+from agentserver.sandbox import host as sandbox_host
+from agentserver.sandbox import process as sandbox_process
+from agentserver.sandbox import resident as sandbox_resident
+from agentserver.sandbox.childenv import safe_environment
 from agentserver.sandbox.launch import Launch
+from agentserver.workers.loop import free_db, let_others_run
 
 log = logging.getLogger("agentserver.sandbox.launcher")
 

@@ -33,7 +33,12 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Awaitable, Callable
 
-from asgiref.sync import SyncToAsync, ThreadSensitiveContext, async_to_sync, sync_to_async
+from asgiref.sync import (
+    SyncToAsync,
+    ThreadSensitiveContext,
+    async_to_sync,
+    sync_to_async,
+)
 
 _loop: asyncio.AbstractEventLoop | None = None
 _bind_lock = threading.Lock()

@@ -2,6 +2,7 @@
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from agentserver.errors import BadRequest
 from agentserver.http.api import (
     BOOLEAN,
     NUMBER,
@@ -17,7 +18,6 @@ from agentserver.http.api import (
     parse_query,
     record,
 )
-from agentserver.errors import BadRequest
 from auth_app import accounts
 
 

@@ -2,8 +2,8 @@
 layer). Responses are always redacted: secrets are write-only."""
 from rest_framework.response import Response
 
-from agentserver.http.api import ApiView, V2RequestView, body_object, expected, ref
 from agentserver.errors import BadRequest
+from agentserver.http.api import ApiView, V2RequestView, body_object, expected, ref
 from projects_app.config import (
     config_update,
     effective_config,

@@ -3,7 +3,13 @@ original mount, as opencode serves them) over projects_app.copies."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.http.api import LocatedView, StrictBooleanField, StrictCharField, directory_validator, parse
+from agentserver.http.api import (
+    LocatedView,
+    StrictBooleanField,
+    StrictCharField,
+    directory_validator,
+    parse,
+)
 from projects_app import copies
 
 

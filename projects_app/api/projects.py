@@ -3,6 +3,7 @@ and project.list, project.get, project.update (v2, server kind)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from agentserver.errors import BadRequest, NotFound
 from agentserver.http.api import (
     PATH_MAX_LENGTHS,
     STRING,
@@ -13,7 +14,6 @@ from agentserver.http.api import (
     record,
     ref,
 )
-from agentserver.errors import BadRequest, NotFound
 from projects_app import projects
 from projects_app.git_init import project_init_git
 

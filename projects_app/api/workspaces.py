@@ -6,6 +6,7 @@ from django.core.validators import RegexValidator
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from agentserver.errors import BadRequest
 from agentserver.http.api import (
     BOOLEAN,
     INTEGER,
@@ -25,7 +26,6 @@ from agentserver.http.api import (
     parse_query,
     record,
 )
-from agentserver.errors import BadRequest
 from projects_app import workspaces
 
 

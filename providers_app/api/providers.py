@@ -3,6 +3,7 @@ provider.list, model.list, catalog.model.list / catalog.model.get (v2)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from agentserver.errors import BadRequest
 from agentserver.http.api import (
     PATH_MAX_LENGTHS,
     STRING,
@@ -14,7 +15,6 @@ from agentserver.http.api import (
     parse,
     record,
 )
-from agentserver.errors import BadRequest
 from providers_app import oauth, selectors
 
 MAX_ID = PATH_MAX_LENGTHS["providerID"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from agentserver.http.api import WHITESPACE, json_integer
 from agentserver.errors import BadRequest
+from agentserver.http.api import WHITESPACE, json_integer
 
 LOCAL_KEYS = {"type", "command", "arguments", "environment", "enabled", "timeout", "cwd"}
 REMOTE_KEYS = {"type", "url", "headers", "oauth", "enabled", "timeout"}

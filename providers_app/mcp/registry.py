@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from agentserver.events import publisher as events
 from agentserver.db import sql
-from agentserver.workers import loop as server_loop
 from agentserver.errors import BadRequest, Conflict, NotFound
+from agentserver.events import publisher as events
+from agentserver.workers import loop as server_loop
 from audit_app.log import record
 from auth_app import crypto
 from policy_app.config_layer import mcp_refusal

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from agentserver.events import publisher as events
 from agentserver.errors import ApiError
+from agentserver.events import publisher as events
 from audit_app.log import record
 from auth_app import crypto
 from policy_app.config_layer import mcp_refusal

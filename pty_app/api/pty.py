@@ -2,8 +2,8 @@
 records; the v2 mounts wrap them in {location, data} like the reference's /api routes."""
 from rest_framework.response import Response
 
-from agentserver.http.api import ApiView, V2RequestView, id_param, opencode, parse
 from agentserver.errors import BadRequest
+from agentserver.http.api import ApiView, V2RequestView, id_param, opencode, parse
 from auth_app.authentication import request_credential_id
 from pty_app import selectors, services, tickets
 from pty_app.api.serializers import (

@@ -8,10 +8,10 @@ import re
 from asgiref.sync import sync_to_async
 from django.views.decorators.csrf import csrf_exempt
 
-from agentserver.events import sse
-from agentserver.http.api import id_param
-from agentserver.events.bus import GLOBAL, INSTANCE, V2
 from agentserver.errors import ApiError, BadRequest, Unauthorized, error_response
+from agentserver.events import sse
+from agentserver.events.bus import GLOBAL, INSTANCE, V2
+from agentserver.http.api import id_param
 from auth_app.authentication import (
     browser_session,
     challenge,

@@ -5,7 +5,14 @@ from __future__ import annotations
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.http.api import ApiView, IdField, StrictBooleanField, StrictCharField, V2RequestView, parse
+from agentserver.http.api import (
+    ApiView,
+    IdField,
+    StrictBooleanField,
+    StrictCharField,
+    V2RequestView,
+    parse,
+)
 from sessions_app.api.sessions import session_from_path
 from sessions_app.runtime.agents import parse_model
 from sessions_app.services import commands

@@ -10,6 +10,7 @@ from __future__ import annotations
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from agentserver.errors import BadRequest
 from agentserver.http.api import (
     ApiView,
     IdField,
@@ -20,7 +21,6 @@ from agentserver.http.api import (
     record,
     ref,
 )
-from agentserver.errors import BadRequest
 from sessions_app.api import serializers as s
 from sessions_app.api.sessions import session_from_path
 from sessions_app.services import prompting

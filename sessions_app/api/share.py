@@ -6,8 +6,8 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentserver.http.api import NUMBER, OBJECT, STRING, array, record
 from agentserver.errors import NotFound
+from agentserver.http.api import NUMBER, OBJECT, STRING, array, record
 from sessions_app.store import sharing
 
 

@@ -6,6 +6,7 @@ history to import, and both say so."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from agentserver.errors import Forbidden
 from agentserver.http.api import (
     ApiView,
     IdField,
@@ -14,7 +15,6 @@ from agentserver.http.api import (
     json_integer,
     parse,
 )
-from agentserver.errors import Forbidden
 from sessions_app import selectors
 from sessions_app.services.workspaces import session_move, workspace_warp
 

@@ -3,7 +3,14 @@ back (sessions_app/services/workspaces.py). The other workspace.* routes are pro
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.http.api import ApiView, IdField, StrictBooleanField, parse, record, ref
+from agentserver.http.api import (
+    ApiView,
+    IdField,
+    StrictBooleanField,
+    parse,
+    record,
+    ref,
+)
 from sessions_app.services.workspaces import workspace_warp
 from sessions_app.wire import session_wire
 

@@ -14,8 +14,16 @@ from policy_app.selectors import policy_for_user_id
 from sessions_app.models import PermissionRequest, Question, Session
 from sessions_app.runtime import pending_requests
 from sessions_app.runtime.pending_requests import RequestKind
-from sessions_app.runtime.permission_rules import approvals_of, matching_rule, wildcard_match
-from sessions_app.runtime.tool_errors import PermissionRejected, QuestionRejected, ToolError
+from sessions_app.runtime.permission_rules import (
+    approvals_of,
+    matching_rule,
+    wildcard_match,
+)
+from sessions_app.runtime.tool_errors import (
+    PermissionRejected,
+    QuestionRejected,
+    ToolError,
+)
 
 REJECTED_TEXT = "The user rejected permission to use this specific tool call."
 CORRECTED_TEXT = "The user rejected permission to use this specific tool call with the following feedback: {}"

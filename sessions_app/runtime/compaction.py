@@ -14,8 +14,8 @@ from __future__ import annotations
 import logging
 
 from agentserver import ids
-from agentserver.db import sql
 from agentserver.clock import now_ms
+from agentserver.db import sql
 from agentserver.workers.loop import db
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import parts

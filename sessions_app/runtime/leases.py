@@ -10,8 +10,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q
 
 from agentserver import ids
-from agentserver.db import sql
 from agentserver.clock import DatabaseNow
+from agentserver.db import sql
 from sessions_app.models import Message, Session, SessionLease
 from sessions_app.runtime.message_queue import IDLE, NO_REPLY_KEY
 

@@ -12,11 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentserver.events import publisher as events
 from agentserver.clock import now_ms
 from agentserver.errors import ApiError
+from agentserver.events import publisher as events
 from providers_app.errors import ProviderCallError, ProviderError
-from providers_app.stream import Finish, ReasoningDelta, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+from providers_app.stream import (
+    Finish,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
 from sessions_app.models import Session
 from sessions_app.runtime import metering, parts, retry
 from sessions_app.runtime.assistant_message import AssistantMessage

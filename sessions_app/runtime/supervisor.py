@@ -16,8 +16,9 @@ from collections.abc import Iterator
 from django.conf import settings
 
 from agentserver import clock
-from agentserver.workers import shutdown, liveness as workers
+from agentserver.workers import liveness as workers
 from agentserver.workers import loop as server_loop
+from agentserver.workers import shutdown
 from agentserver.workers.loop import free_db
 from sessions_app.runtime import leases, resume, wakeups
 from sessions_app.runtime.runner import Runner, group_name

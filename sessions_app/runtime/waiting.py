@@ -13,10 +13,10 @@ import os
 import time
 from collections.abc import Iterator
 
-from agentserver.events import publisher as events
-from agentserver.workers import loop as server_loop
-from agentserver.events.bus import BUS, bridge
 from agentserver.errors import ApiError, NotFound
+from agentserver.events import publisher as events
+from agentserver.events.bus import BUS, bridge
+from agentserver.workers import loop as server_loop
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases, parts, supervisor, wakeups
 from sessions_app.runtime.compaction import continuation_of

@@ -14,9 +14,9 @@ from contextlib import contextmanager
 
 from django.db import transaction
 
+from agentserver.errors import NotFound, SessionBusy, SnapshotUnavailable
 from agentserver.sandbox import launcher as sandbox
 from agentserver.workers import liveness as workers
-from agentserver.errors import NotFound, SessionBusy, SnapshotUnavailable
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases
 from sessions_app.runtime.session_diff import snapshots_for

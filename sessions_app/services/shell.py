@@ -15,11 +15,11 @@ import uuid
 from django.db import transaction
 
 from agentserver import ids
+from agentserver.clock import now_ms
+from agentserver.errors import SessionBusy
 from agentserver.sandbox import launcher as sandbox
 from agentserver.workers import liveness as workers
 from agentserver.workers import loop as server_loop
-from agentserver.clock import now_ms
-from agentserver.errors import SessionBusy
 from audit_app.log import record
 from policy_app.direct_commands import check_direct_command
 from sessions_app.models import Message, Part, Session

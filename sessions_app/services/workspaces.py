@@ -12,10 +12,10 @@ import os
 
 from django.db import transaction
 
-from agentserver.events import publisher as events
 from agentserver import paths
-from agentserver.sandbox import launcher as sandbox
 from agentserver.errors import Conflict
+from agentserver.events import publisher as events
+from agentserver.sandbox import launcher as sandbox
 from auth_app.tokens import roots_of
 from projects_app import workspace_git as git
 from projects_app.contexts import git_info

@@ -6,13 +6,18 @@ from __future__ import annotations
 
 from django.db import IntegrityError, connection, transaction
 
-from agentserver.events import publisher as events
 from agentserver import ids
 from agentserver.db import sql
 from agentserver.errors import BadRequest, NotFound
+from agentserver.events import publisher as events
 from projects_app.models import now_ms
 from sessions_app.models import Message, Part, Session
-from sessions_app.store.rows import message_session, newest_message_id, part_message, session_reload
+from sessions_app.store.rows import (
+    message_session,
+    newest_message_id,
+    part_message,
+    session_reload,
+)
 from sessions_app.wire import public_info, session_event
 
 

@@ -9,11 +9,11 @@ from datetime import datetime, timezone
 from django.conf import settings
 from django.db import transaction
 
-from agentserver.events import publisher as events
 from agentserver import ids
-from agentserver.db import sql
 from agentserver.context import RuntimeContext
+from agentserver.db import sql
 from agentserver.errors import NotFound
+from agentserver.events import publisher as events
 from projects_app.models import now_ms
 from sessions_app.models import Message, Part, Session
 from sessions_app.store.messages import publish_for

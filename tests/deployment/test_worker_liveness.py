@@ -57,8 +57,8 @@ def test_a_live_worker_on_a_host_with_our_name_keeps_its_terminals(alice, server
     """Its pid does not exist here; only its heartbeat says whether it lives."""
     import redis
 
-    from agentserver.workers import liveness as workers
     from agentserver.models import EventLog
+    from agentserver.workers import liveness as workers
     from pty_app.models import Pty
 
     twin = f"{workers.HOST}:999999:0badcafe"

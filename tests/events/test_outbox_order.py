@@ -7,10 +7,11 @@ import threading
 import pytest
 from django.db import connection
 
-from agentserver.events import bus, publisher as events
-from agentserver.workers import loop as server_loop
+from agentserver.events import bus
+from agentserver.events import publisher as events
 from agentserver.events.bus import GLOBAL, Subscriber
 from agentserver.models import EventLog
+from agentserver.workers import loop as server_loop
 
 pytestmark = pytest.mark.django_db(transaction=True)
 OWNER = 737373

@@ -20,9 +20,9 @@ def second_worker(server_factory):
 
 def _logged(persona, count: int):
     """`count` events of the persona with consecutive log ids, as another worker's outbox writes them."""
-    from agentserver.events import bus
     from agentserver import ids
     from agentserver.clock import now_ms
+    from agentserver.events import bus
     from agentserver.models import EventLog
 
     events = [bus.Event(type="test.ordered", properties={"seq": n}, owner_id=persona.user.id, directory="/",

@@ -177,8 +177,8 @@ def test_reads_and_other_requests_take_turns_each_in_arrival_order(pool):
 def test_a_request_waiting_for_another_threads_sqlite_write_gives_its_turn_up(pool, tmp_path, django_db_blocker):
     """The SQLite backend's writer lock: a request that finds it taken (a runner's transaction) lets the next
     request run meanwhile instead of holding the one turn while it waits."""
-    from agentserver.workers.loop import request_turn
     from agentserver.db.sqlite.base import DatabaseWrapper
+    from agentserver.workers.loop import request_turn
 
     def connection():
         return DatabaseWrapper({"NAME": str(tmp_path / "db.sqlite3"), "ENGINE": "agentserver.db.sqlite", "OPTIONS": {},

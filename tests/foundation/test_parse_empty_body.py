@@ -6,8 +6,8 @@ import pkgutil
 import pytest
 from rest_framework import serializers
 
-from agentserver.http.api import parse
 from agentserver.errors import BadRequest
+from agentserver.http.api import parse
 
 APPS = ["agentserver", "auth_app", "projects_app", "sessions_app", "providers_app", "pty_app"]
 

@@ -5,10 +5,14 @@ parameters cannot be traced to its arguments fails at its first call, loudly."""
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.db.models.query import FlatValuesListIterable, ModelIterable, ValuesListIterable
+from django.db.models.query import (
+    FlatValuesListIterable,
+    ModelIterable,
+    ValuesListIterable,
+)
 
-from agentserver.db import sql, sql_compiled
 from agentserver.clock import DatabaseNow
+from agentserver.db import sql, sql_compiled
 from sessions_app.models import Message, Session
 
 pytestmark = pytest.mark.django_db

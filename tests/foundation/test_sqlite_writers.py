@@ -7,8 +7,8 @@ import time
 import pytest
 from django.db import connection, transaction
 
-from agentserver.models import EventLog
 from agentserver.db.sqlite.base import _writer
+from agentserver.models import EventLog
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.embedded]  # the writer lock is SQLite's
 

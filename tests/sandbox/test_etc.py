@@ -8,7 +8,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from agentserver.sandbox import launcher as sandbox, host as sandbox_host
+from agentserver.sandbox import host as sandbox_host
+from agentserver.sandbox import launcher as sandbox
 
 
 def _user(django_user_model, tmp_path, name):

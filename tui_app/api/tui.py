@@ -2,6 +2,7 @@
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from agentserver.errors import BadRequest
 from agentserver.http.api import (
     ApiView,
     IdField,
@@ -11,7 +12,6 @@ from agentserver.http.api import (
     id_param,
     parse,
 )
-from agentserver.errors import BadRequest
 from sessions_app.selectors import session_get
 from tui_app import control
 

@@ -3,7 +3,16 @@ from django.http import HttpResponse
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.http.api import INTEGER, NUMBER, STRING, ApiView, IdField, array, parse_query, record
+from agentserver.http.api import (
+    INTEGER,
+    NUMBER,
+    STRING,
+    ApiView,
+    IdField,
+    array,
+    parse_query,
+    record,
+)
 from usage_app import export, selectors
 from usage_app.periods import parse_instant
 

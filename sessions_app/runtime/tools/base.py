@@ -11,7 +11,11 @@ from agentserver import paths
 from agentserver.context import RuntimeContext
 from agentserver.errors import ApiError
 from agentserver.workers.loop import free_db
-from sessions_app.runtime.tool_errors import PermissionRejected, QuestionRejected, ToolError  # noqa: F401
+from sessions_app.runtime.tool_errors import (  # noqa: F401
+    PermissionRejected,
+    QuestionRejected,
+    ToolError,
+)
 
 SCHEMA = "https://json-schema.org/draft/2020-12/schema"
 

@@ -11,8 +11,17 @@ from agentserver.sandbox import launcher as sandbox
 from agentserver.sandbox.childenv import safe_environment
 from agentserver.workers.loop import free_db
 from sessions_app.runtime.tools import shellparse
-from sessions_app.runtime.tools.base import (Tool, ToolContext, ToolError, ToolResult, confine, optional_int,
-                                             require_str, schema, truncate)
+from sessions_app.runtime.tools.base import (
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    confine,
+    optional_int,
+    require_str,
+    schema,
+    truncate,
+)
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000

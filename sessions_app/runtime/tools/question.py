@@ -2,7 +2,13 @@
 from __future__ import annotations
 
 from agentserver.workers.loop import free_db
-from sessions_app.runtime.tools.base import Tool, ToolContext, ToolError, ToolResult, schema
+from sessions_app.runtime.tools.base import (
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    schema,
+)
 
 DESCRIPTION = """Use this tool when you need to ask the user questions during execution. This allows you to:
 1. Gather user preferences or requirements

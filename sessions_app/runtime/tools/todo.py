@@ -4,7 +4,13 @@ from __future__ import annotations
 import json
 
 from agentserver.workers.loop import free_db
-from sessions_app.runtime.tools.base import Tool, ToolContext, ToolError, ToolResult, schema
+from sessions_app.runtime.tools.base import (
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    schema,
+)
 
 STATUSES = ("pending", "in_progress", "completed", "cancelled")
 PRIORITIES = ("high", "medium", "low")
