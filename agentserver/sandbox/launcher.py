@@ -132,7 +132,7 @@ def unavailable_reason() -> str | None:
         return f"{', '.join(missing)} not found (package util-linux)"
     probe = [*_static_argv(bwrap, new_session=True), "--", "/bin/true"]
     try:
-        result = subprocess.run(probe, capture_output=True, timeout=20, stdin=subprocess.DEVNULL)
+        result = subprocess.run(probe, check=False, capture_output=True, timeout=20, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as error:
         return f"bubblewrap could not run: {error}"
     if result.returncode:
@@ -328,7 +328,11 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
     # sandbox stays in the terminal's session instead.
     steal_terminal = terminal and root
     bwrap = sandbox_host.which(settings.SANDBOX_BWRAP)
-    wrapped = [*prefix, *_static_argv(bwrap, new_session=steal_terminal or not terminal)]
+    # Without a terminal the launch is a session of its own and has no controlling terminal (popen and
+    # start pass start_new_session), so bwrap's --new-session would guard nothing, and it would move the
+    # sandbox's init out of the launch's process group before bwrap binds the init to its parent's life:
+    # a kill_group in that window (an abort right after the start) left the command running.
+    wrapped = [*prefix, *_static_argv(bwrap, new_session=steal_terminal)]
     if steal_terminal:
         wrapped += ["--cap-add", "CAP_SYS_ADMIN"]
     if net == "none":
@@ -392,8 +396,16 @@ def run(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = 
             return sandbox_resident.run(launch, input=input, timeout=timeout)
         except sandbox_resident.Gone:
             pass
-    return subprocess.run(launch.argv, cwd=launch.cwd, env=launch.env, input=input, capture_output=True,
-                          timeout=timeout, stdin=None if input is not None else subprocess.DEVNULL)
+    with subprocess.Popen(launch.argv, cwd=launch.cwd, env=launch.env, start_new_session=True,
+                          stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        try:
+            stdout, stderr = process.communicate(input, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(process.pid)
+            process.communicate()
+            raise
+    return subprocess.CompletedProcess(launch.argv, process.returncode, stdout, stderr)
 
 
 def popen(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None,
