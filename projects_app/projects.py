@@ -68,6 +68,18 @@ def project_get(*, user, project_id: str) -> Project:
     return project
 
 
+def project_find(*, user, project_id: str) -> Project | None:
+    """The user's project of that id, None when there is none."""
+    return Project.objects.filter(owner=user, project_id=project_id).first()
+
+
+def project_mark_initialized(project: Project) -> Project:
+    """`time.initialized` set now (the `init` command ran), and the project read again."""
+    Project.objects.filter(pk=project.pk).update(time_initialized=now_ms())
+    project.refresh_from_db()
+    return project
+
+
 def project_of(context: RuntimeContext) -> Project:
     """The project a runtime context names, created on first use (as opencode's instance boot does)."""
     project, created = Project.objects.get_or_create(

@@ -106,6 +106,16 @@ def workspace_get(*, user, workspace_id: str) -> Workspace:
     return workspace
 
 
+def workspace_at(*, user, directory: str, project_id: str) -> Workspace | None:
+    """The user's workspace of the project registered at `directory`."""
+    return Workspace.objects.filter(owner=user, directory=directory, project__project_id=project_id).first()
+
+
+def workspace_touch(workspace: Workspace) -> None:
+    """`time.updated` set now (a session moved in)."""
+    Workspace.objects.filter(pk=workspace.pk).update(time_updated=now_ms())
+
+
 # ---- create --------------------------------------------------------------------------------------------
 
 def _project_for(user, directory: str) -> Project:
