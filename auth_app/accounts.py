@@ -11,16 +11,12 @@ from django.db.models import QuerySet
 
 from agentserver import ids
 from agentserver.clock import now_ms
-from agentserver.db import sql
 from agentserver.errors import BadRequest, NotFound
 from agentserver.events import publisher as events
-from auth_app import crypto
+from auth_app import crypto, store
 from auth_app.models import AuthAccount
 
 log = logging.getLogger(__name__)
-# Read for every model call (its credential) and every step (whether web search has a key): compiled once.
-_ACTIVE_ACCOUNT = sql.Query(
-    lambda owner_id, service_id: AuthAccount.objects.filter(owner_id=owner_id, service_id=service_id, active=True)[:1])
 
 CREDENTIAL_TYPES = ("api", "oauth")
 
@@ -147,19 +143,25 @@ def account_wire(account: AuthAccount) -> dict:
 # ---- selectors -----------------------------------------------------------------------------------------
 
 def account_list(*, user, service_id: str | None = None) -> QuerySet:
-    accounts = AuthAccount.objects.filter(owner=user)
-    if service_id:
-        accounts = accounts.filter(service_id=service_id)
-    return accounts.order_by("service_id", "id")
+    return store.accounts_of(user=user, service_id=service_id)
 
 
 def active_accounts(*, user) -> dict[str, str]:
     """{serviceID: accountID} of the caller's active accounts."""
-    return dict(AuthAccount.objects.filter(owner=user, active=True).values_list("service_id", "id"))
+    return store.active_account_ids(user)
+
+
+def services_with_active_account(*, user) -> set[str]:
+    """The services the user has an active account for (credentials are decrypted only when used)."""
+    return store.services_with_active_account(user)
+
+
+def has_active_account(*, user, service_id: str) -> bool:
+    return store.has_active_account(user, service_id)
 
 
 def account_get(*, user, account_id: str) -> AuthAccount:
-    account = AuthAccount.objects.filter(owner=user, id=account_id).first()
+    account = store.account_of(user=user, account_id=account_id)
     if account is None:
         raise NotFound(f"Account not found: {account_id}")
     return account
@@ -169,7 +171,7 @@ def active_credential(user, service_id: str) -> dict | None:
     """The decrypted credential dict of the user's active account for `service_id`, or None.
     (The providers layer calls exactly this.) An undecryptable credential is treated as absent and logged
     without any secret."""
-    account = _ACTIVE_ACCOUNT.first(user.pk, service_id)
+    account = store.active_account(user.pk, service_id)
     if account is None:
         return None
     try:
@@ -187,8 +189,7 @@ def _publish(user, type_: str, account: AuthAccount) -> None:
 
 def _make_active(account: AuthAccount) -> None:
     # Deactivate the others first so the partial unique constraint never sees two active rows.
-    AuthAccount.objects.filter(owner=account.owner, service_id=account.service_id, active=True).exclude(
-        id=account.id).update(active=False, time_updated=now_ms())
+    store.others_deactivated(account)
     account.active = True
 
 
@@ -201,13 +202,18 @@ def account_create(*, user, service_id: str, credential: dict, description: str 
     clean = normalize_credential(credential)
     account = AuthAccount(id=ids.ascending("acc"), owner=user, service_id=service_id, description=description or "")
     _store_credential(account, clean)
-    has_active = AuthAccount.objects.select_for_update().filter(owner=user, service_id=service_id,
-                                                                 active=True).exists()
+    has_active = store.has_active_locked(user=user, service_id=service_id)
     if active or (active is None and not has_active):
         _make_active(account)
-    account.save()
+    store.account_saved(account)
     _publish(user, "auth.updated", account)
     return account
+
+
+def accounts_forget(*, user, service_id: str) -> None:
+    """Every account of the user for the service goes, unannounced (an MCP server's sign-in replaced or
+    removed: the server's status says so)."""
+    store.accounts_deleted(user=user, service_id=service_id)
 
 
 @transaction.atomic
@@ -219,7 +225,7 @@ def account_update(*, user, account_id: str, description: str | None = None,
     if credential is not None:
         _store_credential(account, normalize_credential(credential))
     account.time_updated = now_ms()
-    account.save()
+    store.account_saved(account)
     _publish(user, "auth.updated", account)
     return account
 
@@ -229,7 +235,7 @@ def account_activate(*, user, account_id: str) -> AuthAccount:
     account = account_get(user=user, account_id=account_id)
     _make_active(account)
     account.time_updated = now_ms()
-    account.save(update_fields=["active", "time_updated"])
+    store.account_saved(account, fields=["active", "time_updated"])
     _publish(user, "auth.updated", account)
     return account
 
@@ -237,7 +243,7 @@ def account_activate(*, user, account_id: str) -> AuthAccount:
 @transaction.atomic
 def account_delete(*, user, account_id: str) -> AuthAccount:
     account = account_get(user=user, account_id=account_id)
-    account.delete()
+    store.account_deleted(account)
     account.id = account_id  # delete() keeps the pk for CharField pks, but say it plainly
     _publish(user, "auth.removed", account)
     return account
@@ -246,16 +252,16 @@ def account_delete(*, user, account_id: str) -> AuthAccount:
 def rotate_all() -> tuple[int, int]:
     """Re-encrypt every stored credential under the newest key. Returns (rotated, failed)."""
     rotated = failed = 0
-    for account_id in AuthAccount.objects.values_list("id", flat=True).iterator():
+    for account_id in store.all_account_ids():
         with transaction.atomic():
-            account = AuthAccount.objects.select_for_update().get(id=account_id)
+            account = store.account_locked(account_id)
             try:
                 account.ciphertext = crypto.rotate(account.ciphertext)
             except crypto.CredentialDecryptError:
                 log.warning("auth account %s cannot be decrypted with the configured keys; left as is", account.id)
                 failed += 1
                 continue
-            account.save(update_fields=["ciphertext"])
+            store.account_saved(account, fields=["ciphertext"])
             rotated += 1
     return rotated, failed
 
@@ -280,7 +286,7 @@ def provider_auth_set(*, user, provider_id: str, credential) -> AuthAccount:
     replacing the active one's credential (opencode keeps one credential per provider) or creating it."""
     provider_id = _provider_id(provider_id)
     clean = normalize_credential(credential, at=())
-    current = AuthAccount.objects.select_for_update().filter(owner=user, service_id=provider_id, active=True).first()
+    current = store.active_account_locked(user=user, service_id=provider_id)
     if current is None:
         return account_create(user=user, service_id=provider_id, credential=clean, active=True,
                               description="connected from an opencode client")
@@ -291,7 +297,7 @@ def provider_auth_set(*, user, provider_id: str, credential) -> AuthAccount:
 def provider_auth_remove(*, user, provider_id: str) -> bool:
     """Disconnect a provider: every saved account of the user for it goes."""
     provider_id = _provider_id(provider_id)
-    rows = list(AuthAccount.objects.select_for_update().filter(owner=user, service_id=provider_id))
+    rows = store.accounts_locked(user=user, service_id=provider_id)
     if not rows:
         raise NotFound(f"No credentials stored for provider: {provider_id}")
     for account in rows:

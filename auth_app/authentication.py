@@ -8,13 +8,12 @@ from urllib.parse import parse_qs, urlsplit
 
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
-from django.contrib.sessions.models import Session
-from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 from rest_framework import authentication, exceptions
 
 from agentserver.errors import REALM
 from audit_app.actors import Actor, act_as
+from auth_app import store
 from auth_app.token_use import note_token_use
 from auth_app.tokens import live_token_ids, token_lookup, token_lookup_for_user
 
@@ -200,8 +199,7 @@ def live_credentials(credentials: set) -> set:
     user_ids = {int(c.removeprefix(USER_PREFIX)) for c in named
                 if c.startswith(USER_PREFIX) and c.removeprefix(USER_PREFIX).isdigit()}
     if user_ids:
-        live |= {f"{USER_PREFIX}{pk}" for pk in get_user_model().objects.filter(
-            pk__in=user_ids, is_active=True).values_list("pk", flat=True)}
+        live |= {f"{USER_PREFIX}{pk}" for pk in store.active_user_ids(user_ids)}
     return live
 
 
@@ -212,13 +210,13 @@ def _standing_sessions(session_keys: set[str]) -> set[str]:
     if not session_keys:
         return set()
     sessions = {}
-    for row in Session.objects.filter(session_key__in=session_keys, expire_date__gt=timezone.now()):
+    for row in store.unexpired_browser_sessions(session_keys):
         data = row.get_decoded()
         if data.get(SESSION_KEY) is not None:
             sessions[row.session_key] = data
     User = get_user_model()
     user_ids = {User._meta.pk.to_python(data[SESSION_KEY]) for data in sessions.values()}
-    users = {user.pk: user for user in User.objects.filter(pk__in=user_ids, is_active=True)}
+    users = store.active_users_by_id(user_ids)
     standing = set()
     for key, data in sessions.items():
         user = users.get(User._meta.pk.to_python(data[SESSION_KEY]))

@@ -9,7 +9,8 @@ from django.db import IntegrityError, transaction
 
 from audit_app.actors import Actor
 from audit_app.log import record
-from auth_app.models import ApiToken, TokenAddress
+from auth_app import store
+from auth_app.models import ApiToken
 
 _SEEN_MAX = 50_000
 _seen: set[tuple[str, str]] = set()
@@ -20,10 +21,10 @@ def note_token_use(*, token: ApiToken, actor: Actor) -> None:
     pair = (token.digest, actor.address)  # the digest, not the id: ids come back after a database is emptied
     if not actor.address or pair in _seen:
         return
-    if not TokenAddress.objects.filter(token_id=token.pk, address=actor.address).exists():
+    if not store.address_known(token_id=token.pk, address=actor.address):
         try:
             with transaction.atomic():
-                TokenAddress.objects.create(token_id=token.pk, address=actor.address)
+                store.address_noted(token_id=token.pk, address=actor.address)
                 record(action="token.first_use", actor=actor, object_type="token", object_id=token.pk,
                        details={"name": token.name, "prefix": token.prefix, "address": actor.address})
         except IntegrityError:

@@ -5,13 +5,12 @@ import hashlib
 import secrets
 import threading
 
-from django.contrib.auth import get_user_model
-from django.db import connection, transaction
-from django.db.models import Q
+from django.db import transaction
 from django.utils import timezone
 
 from audit_app.actors import Actor
 from audit_app.log import record
+from auth_app import store
 from auth_app.models import AllowedRoot, ApiToken
 
 TOKEN_PREFIX = "as_"
@@ -30,8 +29,8 @@ def token_create(*, user, name: str = "default", lifetime: datetime.timedelta | 
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     expires = timezone.now() + lifetime if lifetime is not None else None
     with transaction.atomic():
-        token = ApiToken.objects.create(user=user, name=name, prefix=secret[:10], digest=_digest(secret),
-                                        expires=expires)
+        token = store.token_inserted(user=user, name=name, prefix=secret[:10], digest=_digest(secret),
+                                     expires=expires)
         _record_token(token, "token.created", actor, expires=expires.isoformat() if expires else None)
     return token, secret
 
@@ -42,20 +41,15 @@ def _record_token(token: ApiToken, action: str, actor: Actor | None, **details) 
                     "prefix": token.prefix, **details})
 
 
-def _standing() -> Q:
-    """Tokens that authenticate: not revoked, not expired."""
-    return Q(revoked__isnull=True) & (Q(expires__isnull=True) | Q(expires__gt=timezone.now()))
-
-
 def tokens_of(*, user) -> list[ApiToken]:
     """The user's tokens, newest first, revoked ones included (they say when)."""
-    return list(ApiToken.objects.filter(user=user).order_by("-created", "-id"))
+    return store.tokens_of(user)
 
 
 def token_of(*, user, token_id: int) -> ApiToken | None:
     """One of the user's own unrevoked tokens (expired ones too: revoking one says so in the list); another
     user's, a revoked or an unknown one is None."""
-    return ApiToken.objects.filter(user=user, pk=token_id, revoked__isnull=True).first()
+    return store.unrevoked_token_of(user=user, token_id=token_id)
 
 
 def tokens_revoke_all(*, user, actor: Actor | None = None) -> int:
@@ -63,9 +57,9 @@ def tokens_revoke_all(*, user, actor: Actor | None = None) -> int:
     from agentserver.events import publisher as events
 
     with transaction.atomic():
-        tokens = list(ApiToken.objects.select_related("user").filter(user=user, revoked__isnull=True))
+        tokens = store.unrevoked_tokens_of(user)
         token_ids = [token.id for token in tokens]
-        ApiToken.objects.filter(id__in=token_ids).update(revoked=timezone.now())
+        store.tokens_revoked(token_ids, at=timezone.now())
         for token in tokens:
             _record_token(token, "token.revoked", actor, reason="all of the person's tokens")
     for token_id in token_ids:
@@ -78,7 +72,7 @@ def token_revoke(*, token: ApiToken, actor: Actor | None = None) -> None:
 
     token.revoked = timezone.now()
     with transaction.atomic():
-        token.save(update_fields=["revoked"])
+        store.token_saved(token, fields=["revoked"])
         _record_token(token, "token.revoked", actor)
     # Open event streams authenticated with this token close on the next tick.
     transaction.on_commit(lambda: events.revoke_token(token.id))
@@ -93,23 +87,10 @@ _warm: dict[str, ApiToken] = {}
 _warm_lock = threading.Lock()
 
 
-def _warm_check_sql() -> str:
-    """The user's flags, and the user's roots in order (a row each; one row with no path when none)."""
-    user_table = connection.ops.quote_name(get_user_model()._meta.db_table)
-    token_table = connection.ops.quote_name(ApiToken._meta.db_table)
-    root_table = connection.ops.quote_name(AllowedRoot._meta.db_table)
-    return (f"SELECT u.is_active, u.username, u.is_staff, u.is_superuser, r.path FROM {token_table} t "
-            f"JOIN {user_table} u ON u.id = t.user_id LEFT JOIN {root_table} r ON r.user_id = u.id "
-            f"WHERE t.id = %s AND t.revoked IS NULL AND (t.expires IS NULL OR t.expires > %s) "
-            f"ORDER BY r.position, r.id")
-
-
 def _still_valid(token: ApiToken) -> list[str] | None:
     """The user's roots if the token is still good and its user unchanged, else None."""
     user = token.user
-    with connection.cursor() as cursor:
-        cursor.execute(_warm_check_sql(), [token.pk, connection.ops.adapt_datetimefield_value(timezone.now())])
-        rows = cursor.fetchall()
+    rows = store.standing_token_user_and_roots(token.pk)
     if not rows:
         return None
     active, username, staff, superuser, _ = rows[0]  # SQLite answers booleans as 0/1
@@ -141,7 +122,7 @@ def token_lookup(secret: str) -> ApiToken | None:
             return _private_copy(cached, roots)
         with _warm_lock:
             _warm.pop(digest, None)
-    token = ApiToken.objects.select_related("user").filter(_standing(), digest=digest).first()
+    token = store.standing_token(digest)
     if token is None or not token.user.is_active:
         return None
     _touch(token)
@@ -155,14 +136,13 @@ def token_lookup(secret: str) -> ApiToken | None:
 def _touch(token: ApiToken) -> None:
     now = timezone.now()
     if token.last_used is None or (now - token.last_used).total_seconds() >= LAST_USED_RESOLUTION_SECONDS:
-        ApiToken.objects.filter(pk=token.pk).update(last_used=now)
+        store.token_used(token.pk, at=now)
         token.last_used = now
 
 
 def live_token_ids(token_ids: set[int]) -> set[int]:
     """Those of `token_ids` that still stand: not revoked or expired, their user active (for open connections)."""
-    return set(ApiToken.objects.filter(_standing(), id__in=token_ids, user__is_active=True)
-               .values_list("id", flat=True))
+    return store.standing_token_ids(token_ids)
 
 
 def token_lookup_for_user(username: str, secret: str) -> ApiToken | None:
@@ -176,26 +156,17 @@ def roots_of(user) -> list[str]:
     """The user's roots, default first. Plain SQL: it runs on every request, always fresh (roots edited by
     `manage.py roots`, the admin or another worker count at once), and the ORM's compilation was most of
     its cost."""
-    table = connection.ops.quote_name(AllowedRoot._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT path FROM {table} WHERE user_id = %s ORDER BY position, id", [user.pk])
-        return [path for (path,) in cursor.fetchall()]
+    return store.root_paths(user.pk)
 
 
 @transaction.atomic
 def roots_add(*, user, path: str) -> AllowedRoot:
     import os
 
-    real = os.path.realpath(path)
-    last = AllowedRoot.objects.filter(user=user).order_by("-position").first()
-    root, _ = AllowedRoot.objects.get_or_create(
-        user=user, path=real, defaults={"position": (last.position + 1) if last else 0}
-    )
-    return root
+    return store.root_added(user=user, path=os.path.realpath(path))
 
 
 def roots_remove(*, user, path: str) -> int:
     import os
 
-    deleted, _ = AllowedRoot.objects.filter(user=user, path__in={path, os.path.realpath(path)}).delete()
-    return deleted
+    return store.roots_removed(user=user, paths={path, os.path.realpath(path)})

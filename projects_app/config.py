@@ -23,6 +23,7 @@ from agentserver.db import json_column
 from agentserver.errors import bad_input
 from policy_app.config_layer import apply_policy, check_config_patch
 from policy_app.selectors import policy_for
+from projects_app import store
 from projects_app.config_schema import validate_config
 from projects_app.projects import project_of
 
@@ -168,37 +169,15 @@ _parsed_files: dict[str, tuple[str, bytes | dict]] = {}  # path → (its text, t
 _parsed_lock = threading.Lock()
 
 
-def _user_layer_columns() -> str:
-    """The user's stored layer as text, from its table (one user id parameter)."""
-    from projects_app.models import UserConfig
-
-    return f"CAST(data AS TEXT) FROM {UserConfig._meta.db_table} WHERE user_id = %s"
-
-
 def user_layer(user) -> dict:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {_user_layer_columns()}", [user.pk])
-        row = cursor.fetchone()
-    return _layer(row[0] if row else None)
+    return _layer(store.user_layer_text(user.pk))
 
 
 def _stored_layers(context) -> tuple[dict, dict]:
-    """The user's and the project's config layers, kept in the database, in one query. Written in SQL: every
-    effective config (each session.create, each prompt) reads both, and the ORM compiled the two lookups
-    anew each time."""
-    from django.db import connection
-
-    from projects_app.models import Project
-
-    sql = (f"SELECT 0, {_user_layer_columns()} UNION ALL "
-           f"SELECT 1, CAST(config AS TEXT) FROM {Project._meta.db_table} WHERE owner_id = %s AND project_id = %s")
+    """The user's and the project's config layers, kept in the database, in one query."""
     layers: list[dict] = [{}, {}]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [context.user.pk, context.user.pk, context.project_id])
-        for which, text in cursor.fetchall():
-            layers[which] = _layer(text)
+    for which, text in store.stored_layer_texts(owner_id=context.user.pk, project_id=context.project_id):
+        layers[which] = _layer(text)
     return layers[0], layers[1]
 
 
@@ -299,26 +278,22 @@ def merge_patch(target: dict, patch: dict) -> dict:
 def config_update(*, context, patch) -> dict:
     """Validate `patch` and merge it into the user's overrides for the context's project (PATCH /config).
     Returns the new effective config (unredacted)."""
-    from projects_app.models import Project
-
     _raise_issues(validate_config(patch))
     check_config_patch(patch, policy_for(context.user))
     with transaction.atomic():
-        project = Project.objects.select_for_update().get(pk=project_of(context).pk)
+        project = store.project_locked_again(project_of(context))
         project.config = merge_patch(project.config if isinstance(project.config, dict) else {}, seal_secrets(patch))
-        project.save(update_fields=["config"])
+        store.project_saved(project, fields=["config"])
     return effective_config(context)
 
 
 def config_override_merge(*, context, patch: dict) -> None:
     """Merge a patch the server itself builds (e.g. `{mcp: {name: {enabled: false}}}`, a partial entry the
     Config schema would refuse alone) into the user's overrides for the context's project."""
-    from projects_app.models import Project
-
     with transaction.atomic():
-        project = Project.objects.select_for_update().get(pk=project_of(context).pk)
+        project = store.project_locked_again(project_of(context))
         project.config = merge_patch(project.config if isinstance(project.config, dict) else {}, seal_secrets(patch))
-        project.save(update_fields=["config"])
+        store.project_saved(project, fields=["config"])
 
 
 def _raise_issues(issues: list) -> None:
@@ -335,12 +310,10 @@ def global_config_get(*, user) -> dict:
 
 def global_config_update(*, user, patch) -> dict:
     """Merge `patch` into the user's global layer (global.config.update); every project of theirs sees it."""
-    from projects_app.models import UserConfig
-
     _raise_issues(validate_config(patch))
     check_config_patch(patch, policy_for(user))
     with transaction.atomic():
-        row, _ = UserConfig.objects.select_for_update().get_or_create(user=user)
+        row = store.user_config_locked(user)
         row.data = merge_patch(row.data if isinstance(row.data, dict) else {}, seal_secrets(patch))
-        row.save(update_fields=["data"])
+        store.user_config_saved(row)
     return global_config_get(user=user)

@@ -13,7 +13,7 @@ from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest, Forbidden, NotFound
 from agentserver.sandbox import launcher as sandbox
 from auth_app.tokens import roots_of
-from projects_app.models import Workspace
+from projects_app import store
 
 GLOBAL_PROJECT = "global"
 _GIT_CACHE_SECONDS = 5.0
@@ -69,8 +69,7 @@ def server_workspace_directories(user, workspace_id: str | None) -> list[str]:
     workspace admits them."""
     if not workspace_id:
         return []
-    return list(Workspace.objects.filter(owner=user, id=workspace_id, created_by_server=True)
-                .values_list("directory", flat=True))
+    return store.server_workspace_directories(user=user, workspace_id=workspace_id)
 
 
 def default_directory(user, *, roots: list[str] | None = None) -> str:
@@ -115,7 +114,7 @@ def resolve(user, query: dict, headers: dict, *, allow_workspace: bool = False,
     workspace_id = query.get("workspace") if allow_workspace else None
     directory = requested_directory(query, headers)
     if workspace_id:
-        workspace = Workspace.objects.filter(owner=user, id=workspace_id).first()
+        workspace = store.workspace_by_id(user=user, workspace_id=workspace_id)
         if workspace is None:
             raise NotFound(f"Workspace not found: {workspace_id}")
         directory = directory or workspace.directory

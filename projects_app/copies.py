@@ -13,6 +13,7 @@ from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest, Conflict, NotFound
 from agentserver.sandbox import launcher as sandbox
 from auth_app.tokens import roots_of
+from projects_app import store
 from projects_app import workspace_git as git
 from projects_app.models import Project, Workspace
 from projects_app.projects import project_get, project_of
@@ -68,7 +69,7 @@ def copy_create(*, context: RuntimeContext, project_id: str, strategy: str, dire
                           directory=os.path.realpath(target), branch=branch, metadata={"projectCopy": True},
                           created_by_server=True)
     with transaction.atomic():
-        workspace.save(force_insert=True)
+        store.workspace_inserted(workspace)
     publish_workspace(workspace, "workspace.created")
     return {"directory": workspace.directory}
 
@@ -79,7 +80,7 @@ def copy_remove(*, context: RuntimeContext, project_id: str, directory: str, for
     user = context.user
     project = copy_project(context=context, project_id=project_id)
     real = os.path.realpath(directory) if os.path.isabs(directory) else directory
-    workspace = Workspace.objects.filter(owner=user, project=project, directory=real, created_by_server=True).first()
+    workspace = store.server_copy_at(user=user, project=project, directory=real)
     if workspace is None:
         raise NotFound(f"No copy of project {project_id} at {directory}", directory=directory)
     if not force and os.path.isdir(workspace.directory) and _has_changes(user, workspace.directory):

@@ -12,7 +12,7 @@ from agentserver.errors import NotFound
 from agentserver.events import publisher as events
 from agentserver.paths import within_any
 from auth_app.tokens import roots_of
-from projects_app import workspaces
+from projects_app import store, workspaces
 from projects_app.models import Project, now_ms
 
 
@@ -58,22 +58,31 @@ def project_wire_v2(project: Project) -> dict:
 
 
 def project_list(*, user) -> list[Project]:
-    return list(Project.objects.filter(owner=user).order_by("time_created", "id"))
+    return store.projects_of(user)
 
 
 def project_get(*, user, project_id: str) -> Project:
-    project = Project.objects.filter(owner=user, project_id=project_id).first()
+    project = store.project_find(user=user, project_id=project_id)
     if project is None:
         raise NotFound(f"Project not found: {project_id}", projectID=project_id)
     return project
 
 
+def project_find(*, user, project_id: str) -> Project | None:
+    """The user's project of that id, None when there is none."""
+    return store.project_find(user=user, project_id=project_id)
+
+
+def project_mark_initialized(project: Project) -> Project:
+    """`time.initialized` set now (the `init` command ran), and the project read again."""
+    return store.project_initialized(project)
+
+
 def project_of(context: RuntimeContext) -> Project:
     """The project a runtime context names, created on first use (as opencode's instance boot does)."""
-    project, created = Project.objects.get_or_create(
-        owner=context.user, project_id=context.project_id,
-        defaults={"worktree": context.worktree if context.vcs else "/", "vcs": context.vcs},
-    )
+    project, created = store.project_found_or_made(
+        user=context.user, project_id=context.project_id, worktree=context.worktree if context.vcs else "/",
+        vcs=context.vcs)
     if created:
         # As opencode when it first sees a project: clients holding the project list (the web app's sidebar
         # and review panel) learn of it on the global stream.
@@ -106,7 +115,7 @@ def project_directories(*, user, project_id: str) -> list[dict]:
 @transaction.atomic
 def project_update(*, user, project_id: str, name=..., icon=..., commands=..., directory: str | None = None) -> Project:
     """Arguments left as `...` are unchanged. `icon` is merged key by key (a v2 string sets icon.override)."""
-    project = Project.objects.select_for_update().filter(owner=user, project_id=project_id).first()
+    project = store.project_locked(user=user, project_id=project_id)
     if project is None:
         raise NotFound(f"Project not found: {project_id}", projectID=project_id)
     if name is not ...:
@@ -121,7 +130,7 @@ def project_update(*, user, project_id: str, name=..., icon=..., commands=..., d
     if commands is not ...:
         project.commands = _commands_map(commands) if commands is not None else None
     project.time_updated = now_ms()
-    project.save()
+    store.project_saved(project)
     events.publish("project.updated", project_wire(project), owner_id=user.pk,
                    directory=directory or (project.worktree if project.vcs else None), project_id=project.project_id)
     return project

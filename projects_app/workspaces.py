@@ -31,6 +31,7 @@ from agentserver.events import publisher as events
 from agentserver.sandbox import launcher as sandbox
 from audit_app.log import record
 from auth_app.tokens import roots_of
+from projects_app import store
 from projects_app import workspace_git as git
 from projects_app.contexts import GLOBAL_PROJECT, git_info
 from projects_app.models import Project, Workspace, now_ms
@@ -93,25 +94,32 @@ def publish_workspace(workspace: Workspace, type_: str) -> None:
 # ---- selectors -----------------------------------------------------------------------------------------
 
 def workspace_list(*, user, project_id: str | None = None) -> QuerySet:
-    rows = Workspace.objects.filter(owner=user).select_related("project")
-    if project_id:
-        rows = rows.filter(project__project_id=project_id)
-    return rows.order_by("time_created", "id")
+    return store.workspaces_of(user=user, project_id=project_id)
 
 
 def workspace_get(*, user, workspace_id: str) -> Workspace:
-    workspace = Workspace.objects.select_related("project").filter(owner=user, id=workspace_id).first()
+    workspace = store.workspace_of(user=user, workspace_id=workspace_id)
     if workspace is None:
         raise NotFound(f"Workspace not found: {workspace_id}")
     return workspace
+
+
+def workspace_at(*, user, directory: str, project_id: str) -> Workspace | None:
+    """The user's workspace of the project registered at `directory`."""
+    return store.workspace_at(user=user, directory=directory, project_id=project_id)
+
+
+def workspace_touch(workspace: Workspace) -> None:
+    """`time.updated` set now (a session moved in)."""
+    store.workspace_touched(workspace)
 
 
 # ---- create --------------------------------------------------------------------------------------------
 
 def _project_for(user, directory: str) -> Project:
     worktree, project_id, vcs = git_info(directory, user=user)
-    project, _ = Project.objects.get_or_create(
-        owner=user, project_id=project_id, defaults={"worktree": worktree if vcs else "/", "vcs": vcs})
+    project, _ = store.project_found_or_made(user=user, project_id=project_id, worktree=worktree if vcs else "/",
+                                             vcs=vcs)
     return project
 
 
@@ -148,7 +156,7 @@ def _source_project(user, project_id: str | None, directory: str | None) -> Proj
     if not project_id:
         raise BadRequest("A worktree workspace needs projectID or directory",
                          issues=[{"path": ["projectID"], "message": "required"}])
-    project = Project.objects.filter(owner=user, project_id=project_id).first()
+    project = store.project_find(user=user, project_id=project_id)
     if project is None:
         raise NotFound(f"Project not found: {project_id}")
     return project
@@ -179,7 +187,7 @@ def workspace_create(*, user, type: str, project_id: str | None = None, name: st
             directory=real, branch=git.current_branch(real) if project.vcs else None, metadata=metadata or {},
         )
         with transaction.atomic():
-            workspace.save(force_insert=True)
+            store.workspace_inserted(workspace)
         publish_workspace(workspace, "workspace.created")
         return workspace
     if type not in WORKTREE_TYPES:
@@ -207,7 +215,7 @@ def workspace_create(*, user, type: str, project_id: str | None = None, name: st
     )
     try:
         with transaction.atomic():
-            workspace.save(force_insert=True)
+            store.workspace_inserted(workspace)
             record(action="worktree.created", object_type="workspace", object_id=workspace.id,
                    details={"directory": workspace.directory, "branch": branch, "project": project.project_id})
     except Exception:
@@ -231,7 +239,7 @@ def workspace_update(*, user, workspace_id: str, name: str | None = None, metada
         if archived is not None:
             workspace.archived = archived
         workspace.time_updated = now_ms()
-        workspace.save()
+        store.workspace_saved(workspace)
     publish_workspace(workspace, "workspace.updated")
     return workspace
 
@@ -252,7 +260,7 @@ def workspace_delete(*, user, workspace_id: str, remove_files: bool = False) -> 
         git.worktree_remove(repo, workspace.directory)
         files_removed = not os.path.exists(workspace.directory)
     with transaction.atomic():
-        Workspace.objects.filter(pk=workspace.pk).delete()
+        store.workspace_deleted(workspace)
         if workspace.created_by_server:
             record(action="worktree.removed", object_type="workspace", object_id=workspace.id,
                    details={"directory": workspace.directory, "branch": workspace.branch, "filesRemoved": files_removed})
@@ -367,10 +375,10 @@ def workspace_sync(*, user) -> dict:
         if os.path.isdir(workspace.directory):
             branch = git.current_branch(workspace.directory)
             if branch != workspace.branch:
-                Workspace.objects.filter(pk=workspace.pk).update(branch=branch, time_updated=now_ms())
+                store.workspace_branch_set(workspace, branch)
             continue
         with transaction.atomic():
-            Workspace.objects.filter(pk=workspace.pk).delete()
+            store.workspace_deleted(workspace)
         _release(user, workspace.id)
         events.publish("workspace.removed", {"workspaceID": workspace.id, "info": workspace_wire(workspace)},
                        owner_id=user.pk, workspace_id=workspace.id)
@@ -378,8 +386,8 @@ def workspace_sync(*, user) -> dict:
 
     registered: list[Workspace] = []
     roots = roots_of(user)
-    known = set(Workspace.objects.filter(owner=user).values_list("directory", flat=True))
-    for project in Project.objects.filter(owner=user, vcs="git"):
+    known = store.workspace_directories_of(user)
+    for project in store.git_projects_of(user):
         if not os.path.isdir(project.worktree) or not paths.within_any(project.worktree, roots):
             continue
         git.worktree_prune(project.worktree)
@@ -389,7 +397,7 @@ def workspace_sync(*, user) -> dict:
             workspace = Workspace(id=ids.ascending("wrk"), owner=user, project=project, type="worktree",
                                   name=os.path.basename(path), directory=path, branch=git.current_branch(path))
             with transaction.atomic():
-                workspace.save(force_insert=True)
+                store.workspace_inserted(workspace)
             publish_workspace(workspace, "workspace.created")
             known.add(path)
             registered.append(workspace)

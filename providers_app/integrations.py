@@ -10,14 +10,14 @@ from django.db import transaction
 from agentserver.clock import now_ms
 from agentserver.context import RuntimeContext
 from agentserver.errors import BadRequest, NotFound
-from auth_app.models import AuthAccount
-from providers_app import models_catalog, oauth
+from auth_app.accounts import account_list
+from providers_app import models_catalog, oauth, store
 from providers_app.models import OAuthPending
 
 
 def integration_list(*, context: RuntimeContext) -> list[dict]:
     accounts: dict[str, list[dict]] = {}
-    for account in AuthAccount.objects.filter(owner=context.user).order_by("service_id", "id"):
+    for account in account_list(user=context.user):
         accounts.setdefault(account.service_id, []).append(
             {"type": "credential", "id": account.id, "label": account.description or account.masked})
     out = []
@@ -69,13 +69,13 @@ def connect_oauth(*, context: RuntimeContext, integration_id: str, method_id: st
         raise BadRequest(f"Integration {integration_id} has no OAuth method {method_id!r}", kind="Body",
                          issues=[{"path": ["methodID"], "message": f"one of {sorted(known)}"}])
     started = oauth.oauth_authorize(user=context.user, provider_id=integration_id, method=int(method_id))
-    pending = OAuthPending.objects.get(owner=context.user, provider_id=integration_id)
+    pending = store.sign_in_get(user=context.user, provider_id=integration_id)
     return {"attemptID": pending.state, "url": started["url"], "instructions": started["instructions"],
             "mode": "code", "time": _attempt_times(pending)}
 
 
 def _attempt(user, attempt_id: str) -> OAuthPending:
-    pending = OAuthPending.objects.filter(owner=user, state=attempt_id).first()
+    pending = store.sign_in_by_state(user=user, state=attempt_id)
     if pending is None:
         raise NotFound(f"Integration attempt not found: {attempt_id}", attemptID=attempt_id)
     return pending
@@ -89,7 +89,7 @@ def attempt_status(*, user, attempt_id: str) -> dict:
 
 
 def attempt_cancel(*, user, attempt_id: str) -> None:
-    _attempt(user, attempt_id).delete()
+    store.sign_in_ended(_attempt(user, attempt_id))
 
 
 def attempt_complete(*, user, attempt_id: str, code: str | None) -> None:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from agentserver.errors import BadRequest
-from auth_app.models import AuthAccount
+from auth_app.accounts import has_active_account, services_with_active_account
 from policy_app.rules import EffectivePolicy
 from policy_app.selectors import policy_for
 from projects_app.config import effective_config
@@ -75,7 +75,7 @@ class ModelInfo:
 
 def active_account_services(user) -> set[str]:
     """Services with an active auth account, in one query (credentials are decrypted only when used)."""
-    return set(AuthAccount.objects.filter(owner=user, active=True).values_list("service_id", flat=True))
+    return services_with_active_account(user=user)
 
 
 def _merged_model(model_id: str, base: dict | None, override: dict) -> dict:
@@ -143,8 +143,7 @@ def provider_entry(context, provider_id: str, *, config: dict | None = None,
     policy = policy_for(context.user)
     if not policy.provider_possible(provider_id):
         return None
-    has_account = accounts and AuthAccount.objects.filter(owner=context.user, active=True,
-                                                          service_id=provider_id).exists()
+    has_account = accounts and has_active_account(user=context.user, service_id=provider_id)
     return _within(_entry(provider_id, base, provider_cfg, has_account=has_account), policy)
 
 

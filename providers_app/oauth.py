@@ -17,7 +17,7 @@ from django.db import transaction
 from agentserver.clock import now_ms
 from agentserver.errors import BadRequest, NotFound
 from agentserver.http.api import json_integer
-from providers_app.models import OAuthPending
+from providers_app import store
 
 PENDING_TTL_MS = 10 * 60 * 1000
 
@@ -95,11 +95,8 @@ def oauth_authorize(*, user, provider_id: str, method: int) -> dict:
     params = {"response_type": "code", "client_id": chosen.client_id, "redirect_uri": chosen.redirect_uri,
               "scope": chosen.scope, "code_challenge": challenge, "code_challenge_method": "S256",
               "state": state, **dict(chosen.extra_params)}
-    OAuthPending.objects.update_or_create(
-        owner=user, provider_id=provider_id,
-        defaults={"method": method, "state": state, "secret": crypto.encrypt_json({"verifier": verifier}),
-                  "time_created": now_ms()},
-    )
+    store.sign_in_started(user=user, provider_id=provider_id, method=method, state=state,
+                          secret=crypto.encrypt_json({"verifier": verifier}))
     return {"url": f"{chosen.authorize_url}?{urlencode(params)}", "method": "code",
             "instructions": "Open the link, sign in, then paste the code you are shown (or the whole URL your "
                             "browser was sent to) to finish."}
@@ -154,7 +151,7 @@ def oauth_callback(*, user, provider_id: str, method: int, code: str | None) -> 
     chosen = _oauth_method(provider_id, method)
     if not code or not code.strip():
         raise BadRequest("code is required", issues=[{"path": ["code"], "message": "required"}])
-    pending = OAuthPending.objects.filter(owner=user, provider_id=provider_id).first()
+    pending = store.sign_in_of(user=user, provider_id=provider_id)
     now = now_ms()
     if pending is None or pending.method != method or now - pending.time_created > PENDING_TTL_MS:
         raise BadRequest(f"No OAuth sign-in in progress for {provider_id} with method {method}; authorize first")
@@ -166,5 +163,5 @@ def oauth_callback(*, user, provider_id: str, method: int, code: str | None) -> 
     with transaction.atomic():
         accounts.account_create(user=user, service_id=provider_id, credential=credential,
                                 description=chosen.label, active=True)
-        pending.delete()
+        store.sign_in_ended(pending)
     return True

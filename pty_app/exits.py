@@ -8,6 +8,7 @@ from agentserver.events import publisher as events
 from agentserver.workers import liveness as workers
 from audit_app.actors import Actor
 from audit_app.log import record
+from pty_app import store
 from pty_app.models import Pty
 
 
@@ -25,11 +26,11 @@ def record_closed(row: Pty, *, reason: str, exit_code: int | None = None, actor:
 def pty_exited(*, pty_id: str, exit_code: int | None, announce_exit: bool) -> None:
     """Called by the owning manager once the child is reaped. Removal already deleted the row (and
     announced it); a natural exit announces pty.exited then pty.deleted."""
-    row = Pty.objects.filter(id=pty_id).first()
+    row = store.pty_by_id(pty_id)
     if row is None:
         return
     with transaction.atomic():
-        if not Pty.objects.filter(id=pty_id).delete()[0]:
+        if not store.pty_deleted(pty_id):
             return
         record_closed(row, reason="exited", exit_code=exit_code)
         if announce_exit:
@@ -42,7 +43,7 @@ def remove_orphans(rows: list[Pty]) -> None:
     whoever deletes it)."""
     for row in rows:
         with transaction.atomic():
-            if Pty.objects.filter(id=row.id, worker_id=row.worker_id).delete()[0]:
+            if store.pty_deleted_if_on(row.id, row.worker_id):
                 record_closed(row, reason="its worker is gone")
                 publish("pty.deleted", {"id": row.id}, row)
 
@@ -54,10 +55,10 @@ def dead_workers(worker_ids: set[str]) -> set[str]:
 def remove_dead_workers_terminals() -> int:
     """Every worker looks now and then (PtyManager's sweeper): a dead worker's terminals leave every list,
     stop counting toward their owner's limit and are announced as deleted within a bounded time."""
-    others = set(Pty.objects.exclude(worker_id=workers.WORKER_ID).values_list("worker_id", flat=True).distinct())
+    others = store.workers_but(workers.WORKER_ID)
     dead = dead_workers(others) if others else set()
     if not dead:
         return 0
-    rows = list(Pty.objects.filter(worker_id__in=dead))
+    rows = store.ptys_of_workers(dead)
     remove_orphans(rows)
     return len(rows)

@@ -337,9 +337,9 @@ class PtyManager:
                 signal_session(terminal.proc.pid, signal.SIGKILL)
                 terminal.leader_alive()
         try:
-            from pty_app.models import Pty
+            from pty_app.store import ptys_of_worker
 
-            exits.remove_orphans(list(Pty.objects.filter(worker_id=self.worker_id)))  # announced: pty.deleted
+            exits.remove_orphans(ptys_of_worker(self.worker_id))  # announced: pty.deleted
         except Exception:  # noqa: BLE001  (the database may already be unreachable at exit)
             pass
         workers.stop()

@@ -15,7 +15,7 @@ from audit_app.log import record
 from auth_app.tokens import roots_of
 from policy_app.direct_commands import check_direct_command
 from projects_app.contexts import default_directory
-from pty_app import conf, selectors
+from pty_app import conf, selectors, store
 from pty_app.environment import child_environment, default_shell
 from pty_app.exits import publish, record_closed
 from pty_app.manager import HOST, SpawnFailed, get_manager
@@ -75,7 +75,7 @@ def pty_create(*, context: RuntimeContext, command: str | None = None, args: lis
     channel = manager.start_sync()
     pty_id = ids.ascending("pty")
     manager.reserve(pty_id)
-    row = Pty.objects.create(
+    row = store.pty_created(
         id=pty_id, owner=user, directory=context.directory, project_id=context.project_id,
         workspace_id=context.workspace_id, title=title or f"Terminal {pty_id[-4:]}", command=command, args=args,
         cwd=real_cwd, rows=rows, cols=cols, worker_id=manager.worker_id, worker_host=HOST,
@@ -87,10 +87,10 @@ def pty_create(*, context: RuntimeContext, command: str | None = None, args: lis
         row.pid = manager.call(manager.spawn(spec))
     except SpawnFailed as error:
         manager.release(pty_id)
-        Pty.objects.filter(id=pty_id).delete()
+        store.pty_deleted(pty_id)
         raise BadRequest(f"Could not start {command}: {error}", kind="Body") from error
     with transaction.atomic():
-        Pty.objects.filter(id=pty_id).update(pid=row.pid)
+        store.pid_set(pty_id, row.pid)
         record(action="pty.opened", object_type="pty", object_id=pty_id,
                details={"command": command, "args": args, "cwd": real_cwd, "directory": context.directory})
     publish("pty.created", {"info": pty_wire(row)}, row)
@@ -111,7 +111,7 @@ def _owner_request(row: Pty, message: dict) -> bool:
     if row.worker_channel and manager.layer is not None and row.worker_id != manager.worker_id:
         answer = manager.call(manager.remote_request(row.worker_channel, {**message, "id": row.id}))
     if answer is None or not answer.get("ok"):
-        Pty.objects.filter(id=row.id).delete()
+        store.pty_deleted(row.id)
         return False
     return True
 
@@ -126,8 +126,8 @@ def pty_update(*, user, pty_id: str, title: str | None = None, size: dict | None
         row.title = title
     row.time_updated = now_ms()
     with transaction.atomic():
-        if not Pty.objects.filter(id=pty_id).update(title=row.title, rows=row.rows, cols=row.cols,
-                                                      time_updated=row.time_updated):
+        if not store.pty_changed(pty_id, title=row.title, rows=row.rows, cols=row.cols,
+                                 time_updated=row.time_updated):
             raise NotFound(f"PTY session not found: {pty_id}", ptyID=pty_id)
         publish("pty.updated", {"info": pty_wire(row)}, row)
     return row
@@ -136,7 +136,7 @@ def pty_update(*, user, pty_id: str, title: str | None = None, size: dict | None
 def pty_remove(*, user, pty_id: str) -> None:
     row = selectors.pty_get(user=user, pty_id=pty_id)
     with transaction.atomic():
-        if not Pty.objects.filter(id=pty_id).delete()[0]:
+        if not store.pty_deleted(pty_id):
             raise NotFound(f"PTY session not found: {pty_id}", ptyID=pty_id)
         record_closed(row, reason="removed", actor=current_actor())
         publish("pty.deleted", {"id": pty_id}, row)

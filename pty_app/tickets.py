@@ -10,12 +10,9 @@ import secrets
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from django.db import transaction
-from django.db.models import Q
 
-from agentserver.clock import DatabaseNow
 from auth_app.authentication import user_credential_id
-from pty_app import selectors
+from pty_app import selectors, store
 from pty_app.models import PtyTicket
 
 TICKET_SECONDS = 60
@@ -29,23 +26,17 @@ def _hash(ticket: str) -> str:
 def ticket_create(*, user, pty_id: str, credential: int | str | None) -> dict:
     selectors.pty_get(user=user, pty_id=pty_id)
     ticket = "ptk_" + secrets.token_urlsafe(32)
-    with transaction.atomic():  # expiry by the database's clock: the redeeming host's may differ from ours
-        PtyTicket.objects.filter(expires_at__lte=DatabaseNow()).delete()
-        PtyTicket.objects.create(key_hash=_hash(ticket), owner=user, pty_id=pty_id,
-                                 credential="" if credential is None else str(credential),
-                                 expires_at=DatabaseNow() + TICKET_SECONDS * 1000)
+    store.ticket_made(key_hash=_hash(ticket), owner=user, pty_id=pty_id,
+                      credential="" if credential is None else str(credential), seconds=TICKET_SECONDS)
     return {"ticket": ticket, "expires_in": TICKET_SECONDS}
 
 
 def ticket_redeem(*, ticket: str, pty_id: str):
     """(the ticket's user, the credential it was asked with) when it is valid for this PTY, else None. Either
     way the ticket is used up."""
-    with transaction.atomic():
-        row = (PtyTicket.objects.select_for_update().select_related("owner").filter(key_hash=_hash(ticket))
-               .annotate(expired=Q(expires_at__lte=DatabaseNow())).first())
-        if row is None:
-            return None
-        row.delete()
+    row = store.ticket_used_up(_hash(ticket))
+    if row is None:
+        return None
     if row.pty_id != pty_id or row.expired or not row.owner.is_active:
         return None
     return row.owner, _credential_of(row)

@@ -14,6 +14,8 @@ class SessionsAppConfig(AppConfig):
         from sessions_app.runtime import supervisor, wakeups
         from sessions_app.runtime.tool_registry import register_dynamic
         from sessions_app.services.workspaces import sessions_detach
+        from sessions_app.store.rows import share_of
+        from sessions_app.wire import read_shares_with
 
         # The first request starts the runner machinery (loop capture, lease janitor), under any ASGI server.
         request_started.connect(supervisor.on_request_started, dispatch_uid="sessions_app.runner.start")
@@ -23,3 +25,5 @@ class SessionsAppConfig(AppConfig):
         BUS.listen(wakeups.WAKING_TYPES, wakeups.on_event)
         # A workspace that goes away (workspace.delete, workspace.sync) detaches the sessions pinned to it.
         workspaces.on_removal(sessions_detach)
+        # Rendering a session reads its share through the store's compiled statement.
+        read_shares_with(share_of)

@@ -1,14 +1,22 @@
 """Wire rendering: the exact JSON shapes opencode's clients read (reference §3.2, §3.4, §3.5, §3.7)."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import orjson
+from django.core.exceptions import ImproperlyConfigured
 
-from agentserver.db import sql
 from sessions_app.models import Message, Part, Session, Share, Todo
 
-_SHARE = sql.Query(lambda session_id: Share.objects.filter(session_id=session_id)[:1])
+# How a session's share is read when it is not at hand: the store's statement compiled once (store/rows.py's
+# share_of), handed in by SessionsAppConfig.ready, the store being above this module.
+_read_share: Callable[[str], Share | None] | None = None
+
+
+def read_shares_with(reader: Callable[[str], Share | None]) -> None:
+    """`reader(session_id) -> Share | None`."""
+    global _read_share
+    _read_share = reader
 
 
 def _share_of(session: Session):
@@ -18,7 +26,9 @@ def _share_of(session: Session):
         return session.share
     relation = Session.share.related
     if not relation.is_cached(session):
-        relation.set_cached_value(session, _SHARE.first(session.pk))
+        if _read_share is None:
+            raise ImproperlyConfigured("no share reader: is sessions_app installed?")
+        relation.set_cached_value(session, _read_share(session.pk))
     return relation.get_cached_value(session)
 
 

@@ -1,6 +1,8 @@
 """The import contracts (.importlinter, docs/architecture.md) hold, and they would catch a new cycle: lint-imports
-passes on the checkout and fails on a copy of it with a cycle planted in."""
+passes on the checkout and fails on a copy of it with a cycle planted in. And an app's tables are touched only
+through its store: no module of a gated app outside its gateways runs a query."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -92,3 +94,55 @@ def test_a_planted_cycle_breaks_the_contracts(tmp_path, planted):
     assert result.returncode == 1, result.stdout + result.stderr
     assert "BROKEN" in result.stdout
     assert complaint in result.stdout, result.stdout
+
+
+# ---- one gateway per app's tables ------------------------------------------------------------------------
+
+# What touches a table: the ORM's managers (`Model.objects`), a refresh, the compiled statements of
+# agentserver.db.sql, a raw cursor.
+TABLE_ACCESS = re.compile(r"\.objects\b|\.refresh_from_db\(|\bsql\.(?:Query|Change|insert|update)\b|\bcursor\(")
+# Where an app may touch its tables: its store (the gateway), its selectors (reads scoped to the caller), the
+# admin (Django's back office works on querysets), its migrations and management commands.
+GATEWAYS = ("store", "store.py", "selectors.py", "admin.py", "migrations", "management")
+GATED_APPS = ("sessions_app", "tui_app", "web_app", "pty_app", "projects_app", "auth_app", "providers_app")
+
+
+def table_access_outside_the_gateways(root: Path, app: str) -> list[str]:
+    """`path:line: text` of each line of the app's modules outside its gateways that touches a table."""
+    found = []
+    for path in sorted((root / app).rglob("*.py")):
+        if path.relative_to(root / app).parts[0] in GATEWAYS:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if TABLE_ACCESS.search(line):
+                found.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    return found
+
+
+@pytest.mark.parametrize("app", GATED_APPS)
+def test_only_the_apps_store_and_selectors_touch_its_tables(app):
+    assert table_access_outside_the_gateways(ROOT, app) == []
+
+
+STRAYS = {
+    "a manager in the runtime": ("sessions_app/runtime/leases.py",
+                                 "def _planted(session_id):\n    return Session.objects.filter(id=session_id)"),
+    "a compiled statement in a service": ("sessions_app/services/revert.py",
+                                          "_PLANTED = sql.Query(lambda message_id: None)"),
+    "a raw cursor in a tool": ("sessions_app/runtime/tools/todo.py",
+                               "def _planted():\n    with connection.cursor() as c:\n        c.execute('select 1')"),
+    "a refresh in a view": ("sessions_app/api/prompt.py", "def _planted(session):\n    session.refresh_from_db()"),
+}
+
+
+@pytest.mark.parametrize("stray", list(STRAYS), ids=list(STRAYS))
+def test_a_stray_query_outside_the_gateways_is_caught(tmp_path, stray):
+    module, code = STRAYS[stray]
+    shutil.copytree(ROOT / "sessions_app", tmp_path / "sessions_app",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "templates", "static"))
+    assert table_access_outside_the_gateways(tmp_path, "sessions_app") == []  # the copy itself is clean
+
+    path = tmp_path / module
+    path.write_text(path.read_text() + "\n\n" + code + "\n")
+    found = table_access_outside_the_gateways(tmp_path, "sessions_app")
+    assert len(found) == 1 and found[0].startswith(module), found

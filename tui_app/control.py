@@ -13,12 +13,11 @@ from __future__ import annotations
 import time
 
 from django.conf import settings
-from django.db import transaction
 
-from agentserver import ids
 from agentserver.context import RuntimeContext
 from agentserver.errors import NotFound
 from agentserver.events import publisher as events
+from tui_app import store
 from tui_app.models import TuiControlRequest, now_ms
 
 QUEUE_SECONDS = 300
@@ -41,14 +40,7 @@ def wait_seconds() -> float:
 
 
 def _enqueue(user, path: str, body) -> None:
-    now = now_ms()
-    with transaction.atomic():
-        TuiControlRequest.objects.filter(owner=user, time_created__lt=now - QUEUE_SECONDS * 1000).delete()
-        TuiControlRequest.objects.create(id=ids.ascending("tcr"), owner=user, path=path, body=body)
-        stale = list(TuiControlRequest.objects.filter(owner=user).order_by("-id")
-                     .values_list("id", flat=True)[QUEUE_LIMIT:])
-        if stale:
-            TuiControlRequest.objects.filter(id__in=stale).delete()
+    store.enqueue(user, path=path, body=body, dropping_before_ms=now_ms() - QUEUE_SECONDS * 1000, keeping=QUEUE_LIMIT)
 
 
 def tui_send(*, context: RuntimeContext, path: str, body, event_type: str, properties: dict) -> bool:
@@ -63,14 +55,7 @@ def command_name(command: str) -> str:
 
 
 def _claim(user) -> TuiControlRequest | None:
-    with transaction.atomic():
-        row = (TuiControlRequest.objects.select_for_update()
-               .filter(owner=user, state="pending", time_created__gte=now_ms() - QUEUE_SECONDS * 1000)
-               .order_by("id").first())
-        if row is not None:
-            row.state = "claimed"
-            row.save(update_fields=["state"])
-        return row
+    return store.claim_oldest_pending(user, made_since_ms=now_ms() - QUEUE_SECONDS * 1000)
 
 
 def control_next(*, user, wait: float | None = None) -> dict | None:
@@ -87,12 +72,6 @@ def control_next(*, user, wait: float | None = None) -> dict | None:
 
 def control_response(*, user, body) -> bool:
     """Answer the oldest request handed out and not answered yet."""
-    with transaction.atomic():
-        row = (TuiControlRequest.objects.select_for_update().filter(owner=user, state="claimed")
-               .order_by("id").first())
-        if row is None:
-            raise NotFound("No TUI request is waiting for a response")
-        row.state = "answered"
-        row.response = body
-        row.save(update_fields=["state", "response"])
+    if not store.answer_oldest_claimed(user, response=body):
+        raise NotFound("No TUI request is waiting for a response")
     return True

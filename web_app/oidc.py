@@ -17,9 +17,8 @@ import re
 
 import httpx
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.exceptions import SuspiciousOperation
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.urls import path
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.utils import import_from_settings
@@ -27,7 +26,7 @@ from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthen
 
 from audit_app.actors import Actor
 from audit_app.log import record
-from web_app.models import SingleSignOnIdentity
+from web_app import store
 
 _DISCOVERED = {"OIDC_OP_AUTHORIZATION_ENDPOINT": "authorization_endpoint",
                "OIDC_OP_TOKEN_ENDPOINT": "token_endpoint", "OIDC_OP_USER_ENDPOINT": "userinfo_endpoint",
@@ -55,7 +54,7 @@ def oidc_setting(attr: str, *default):
 def _free_username(claims: dict) -> str:
     wanted = claims.get(settings.OIDC_USERNAME_CLAIM) or (claims.get("email") or "").split("@")[0] or "user"
     base = _NOT_IN_USERNAMES.sub("-", str(wanted))[:140] or "user"
-    taken = set(get_user_model().objects.filter(username__startswith=base).values_list("username", flat=True))
+    taken = store.usernames_starting(base)
     candidate, counter = base, 1
     while candidate in taken:
         counter += 1
@@ -66,38 +65,30 @@ def _free_username(claims: dict) -> str:
 @transaction.atomic
 def identity_user(*, issuer: str, subject: str, claims: dict):
     """The user a verified identity signs in, linking it on first use; None when it has no account here."""
-    link = SingleSignOnIdentity.objects.select_related("user").filter(issuer=issuer, subject=subject).first()
+    link = store.identity_link(issuer=issuer, subject=subject)
     if link is not None:
         return link.user if link.user.is_active else None
-    User = get_user_model()
     email = claims.get("email") if claims.get("email_verified") is True else None
     if not isinstance(email, str) or "@" not in email or len(email) > 254:
         email = None
     user = None
     if email:
-        matches = list(User.objects.filter(email__iexact=email, is_active=True)[:2])
+        matches = store.active_users_with_email(email, limit=2)
         if matches and not (len(matches) == 1 and _linkable_by_email(matches[0])):
             return None  # the address is an account's that this identity may not claim: not a second account
         user = matches[0] if matches else None
     if user is None and settings.OIDC_CREATE_USER:
-        user = User.objects.create_user(username=_free_username(claims), email=email or "")
-        user.set_unusable_password()
-        user.save(update_fields=["password"])
+        user = store.user_made_without_password(username=_free_username(claims), email=email or "")
         record(action="auth.account_created", actor=Actor.person(user), object_type="user", object_id=user.pk,
                details={"issuer": issuer, "subject": subject, "username": user.get_username()})
     if user is None:
         return None
-    try:
-        with transaction.atomic():
-            SingleSignOnIdentity.objects.create(user=user, issuer=issuer, subject=subject)
-    except IntegrityError:  # the same identity signing in twice at once: the first link stands
-        return SingleSignOnIdentity.objects.get(issuer=issuer, subject=subject).user
-    return user
+    return store.identity_linked(user=user, issuer=issuer, subject=subject)
 
 
 def _linkable_by_email(user) -> bool:
     """Whether an identity may be linked to this user, the one with its verified email, by the email alone."""
-    return not (user.is_staff or user.is_superuser or SingleSignOnIdentity.objects.filter(user=user).exists())
+    return not (user.is_staff or user.is_superuser or store.has_identity(user))
 
 
 class IdentityBackend(OIDCAuthenticationBackend):

@@ -37,11 +37,10 @@ from django.contrib.auth.backends import ModelBackend
 from django.core import signing
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import F
 from django.http import HttpRequest
 from django.utils import timezone
 
-from web_app.models import SignInThrottle
+from web_app import store
 
 DEVICE_COOKIE = "agentserver_device"
 DEVICE_DAYS = 365
@@ -105,8 +104,7 @@ def sign_in_attempt(request: HttpRequest, *, username: str) -> Attempt:
         clear = (limits[0][0],)
     keys = tuple(sorted(key for key, _ in limits))
     # The rows exist before any is locked, and are locked in one order: concurrent attempts queue, never deadlock.
-    SignInThrottle.objects.bulk_create([SignInThrottle(key=key, window_started=timezone.now()) for key in keys],
-                                       ignore_conflicts=True)
+    store.throttle_rows_made(keys)
     with transaction.atomic():
         return _count(limits, keys, clear)
 
@@ -114,7 +112,7 @@ def sign_in_attempt(request: HttpRequest, *, username: str) -> Attempt:
 def _count(limits: list[tuple[str, int]], keys: tuple[str, ...], clear: tuple[str, ...]) -> Attempt:
     now = timezone.now()
     window = timedelta(seconds=settings.SIGNIN_WINDOW_SECONDS)
-    rows = {row.key: row for row in SignInThrottle.objects.select_for_update().filter(key__in=keys).order_by("key")}
+    rows = store.throttle_rows_locked(keys)
     for key, limit in limits:
         row = rows[key]
         if row.window_started + window <= now:
@@ -124,15 +122,13 @@ def _count(limits: list[tuple[str, int]], keys: tuple[str, ...], clear: tuple[st
                            retry_after=max(1, int((row.window_started + window - now).total_seconds())))
     for row in rows.values():
         row.attempts += 1
-        row.save(update_fields=["window_started", "attempts"])
+        store.throttle_row_saved(row)
     return Attempt(keys=keys, allowed=True, clear=clear)
 
 
 def sign_in_succeeded(attempt: Attempt) -> None:
     """The password was right: the attempt was no guess."""
-    SignInThrottle.objects.filter(key__in=attempt.clear).delete()
-    SignInThrottle.objects.filter(key__in=set(attempt.keys) - set(attempt.clear),
-                                  attempts__gt=0).update(attempts=F("attempts") - 1)
+    store.throttle_forgiven(clear=attempt.clear, lessen=set(attempt.keys) - set(attempt.clear))
 
 
 def too_many_message(retry_after: int) -> str:

@@ -117,11 +117,10 @@ def _is_unauthorized(error: BaseException) -> bool:
 
 
 def _owner_and_roots(user_id: int):
-    from django.contrib.auth import get_user_model
-
     from auth_app.tokens import roots_of
+    from providers_app.store import user_by_id
 
-    owner = get_user_model().objects.get(pk=user_id)
+    owner = user_by_id(user_id)
     return owner, roots_of(owner)
 
 

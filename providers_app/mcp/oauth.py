@@ -20,9 +20,8 @@ from agentserver.clock import now_ms
 from agentserver.errors import Conflict
 from audit_app.log import record
 from auth_app import crypto
-from auth_app.models import AuthAccount
+from providers_app import store
 from providers_app.mcp import configs, registry
-from providers_app.models import OAuthPending
 
 DEFAULT_REDIRECT = "http://127.0.0.1:19876/mcp/oauth/callback"
 HTTP_SECONDS = 10
@@ -119,10 +118,8 @@ def oauth_start(*, context, name: str) -> dict:
         params["scope"] = oauth["scope"]
     secret = {"verifier": verifier, "redirect_uri": redirect_uri, "token_endpoint": metadata["token_endpoint"],
               "resource": server.config["url"], **client}
-    OAuthPending.objects.update_or_create(
-        owner=context.user, provider_id=_service(name),
-        defaults={"method": 0, "state": state, "secret": crypto.encrypt_json(secret),
-                  "time_created": now_ms()})
+    store.sign_in_started(user=context.user, provider_id=_service(name), method=0, state=state,
+                          secret=crypto.encrypt_json(secret))
     endpoint = metadata["authorization_endpoint"]
     separator = "&" if urlparse(endpoint).query else "?"
     return {"authorizationUrl": f"{endpoint}{separator}{urlencode(params)}", "oauthState": state}
@@ -144,10 +141,10 @@ def _exchange(pending: dict, code: str) -> dict:
 
 
 def oauth_callback(*, context, name: str, code: str) -> dict:
-    from auth_app.accounts import account_create
+    from auth_app.accounts import account_create, accounts_forget
 
     _oauth_server(context, name)
-    row = OAuthPending.objects.filter(owner=context.user, provider_id=_service(name)).first()
+    row = store.sign_in_of(user=context.user, provider_id=_service(name))
     if row is None:
         raise Conflict(f"No OAuth flow in progress for MCP server {name}; start one first")
     try:
@@ -161,19 +158,21 @@ def oauth_callback(*, context, name: str, code: str) -> dict:
                   # auth accounts require a refresh string; servers without refresh tokens get a marker.
                   "refresh": tokens.get("refresh_token") or "-", "expires": expires}
     with transaction.atomic():
-        AuthAccount.objects.filter(owner=context.user, service_id=_service(name)).delete()
+        accounts_forget(user=context.user, service_id=_service(name))
         account_create(user=context.user, service_id=_service(name), credential=credential,
                        description=f"MCP server {name}", active=True)
-        row.delete()
+        store.sign_in_ended(row)
         record(action="mcp.authorized", object_type="mcp", object_id=name, details={"project": context.project_id})
     registry.forget_connections(context, name)
     return registry.server_status(context=context, name=name)
 
 
 def oauth_delete(*, context, name: str) -> dict:
+    from auth_app.accounts import accounts_forget
+
     registry.server_get(context, name)
     with transaction.atomic():
-        AuthAccount.objects.filter(owner=context.user, service_id=_service(name)).delete()
-        OAuthPending.objects.filter(owner=context.user, provider_id=_service(name)).delete()
+        accounts_forget(user=context.user, service_id=_service(name))
+        store.sign_ins_dropped(user=context.user, provider_id=_service(name))
     registry.forget_connections(context, name)
     return {"success": True}

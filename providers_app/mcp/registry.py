@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from agentserver.db import sql
 from agentserver.errors import BadRequest, Conflict, NotFound
 from agentserver.events import publisher as events
 from agentserver.workers import loop as server_loop
@@ -22,8 +21,8 @@ from audit_app.log import record
 from auth_app import crypto
 from policy_app.config_layer import mcp_refusal
 from policy_app.selectors import policy_for
+from providers_app import store
 from providers_app.mcp import client, configs
-from providers_app.models import McpServer
 
 log = logging.getLogger(__name__)
 SERVICE_PREFIX = "mcp:"
@@ -52,14 +51,9 @@ class Server:
 
 # ---- selectors ----------------------------------------------------------------------------------------
 
-# Read for every turn (its tools): compiled once (agentserver.db.sql.Query).
-_RUNTIME_ROWS = sql.Query(
-    lambda owner_id, project_id: McpServer.objects.filter(owner_id=owner_id, project_id=project_id).order_by("name"))
-
-
 def _runtime_servers(context) -> dict[str, Server]:
     out: dict[str, Server] = {}
-    for row in _RUNTIME_ROWS.all(context.user.pk, context.project_id):
+    for row in store.runtime_servers_of(context.user.pk, context.project_id):
         try:
             config = configs.normalize(crypto.decrypt_json(row.ciphertext))
         except crypto.CredentialDecryptError:
@@ -224,8 +218,8 @@ def server_create(*, context, name: str, config: dict) -> dict:
     if refused:
         raise mcp_refusal(name, refused)
     with transaction.atomic():
-        McpServer.objects.update_or_create(owner=context.user, project_id=context.project_id, name=name,
-                                           defaults={"ciphertext": crypto.encrypt_json(clean)})
+        store.runtime_server_stored(user=context.user, project_id=context.project_id, name=name,
+                                    ciphertext=crypto.encrypt_json(clean))
         record(action="mcp.added", object_type="mcp", object_id=name,
                details={"project": context.project_id, "config": clean})  # its env and headers: redacted
     forget_connections(context, name)

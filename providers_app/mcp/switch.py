@@ -14,8 +14,8 @@ from audit_app.log import record
 from auth_app import crypto
 from policy_app.config_layer import mcp_refusal
 from projects_app.config import config_override_merge
+from providers_app import store
 from providers_app.mcp import configs, oauth, registry
-from providers_app.models import McpServer
 
 
 class McpUnsupportedOAuth(ApiError):
@@ -30,10 +30,9 @@ def _set_enabled(context, name: str, enabled: bool) -> None:
     with transaction.atomic():
         if server.source == "runtime" and server.config is not None:
             # The stored config, not the resolved one (whose cwd is already made absolute).
-            row = McpServer.objects.select_for_update().get(owner=context.user, project_id=context.project_id,
-                                                             name=name)
+            row = store.runtime_server_locked(user=context.user, project_id=context.project_id, name=name)
             row.ciphertext = crypto.encrypt_json({**crypto.decrypt_json(row.ciphertext), "enabled": enabled})
-            row.save(update_fields=["ciphertext"])
+            store.runtime_server_saved(row, fields=["ciphertext"])
         else:
             config_override_merge(context=context, patch={"mcp": {name: {"enabled": enabled}}})
         record(action="mcp.connected" if enabled else "mcp.disconnected", object_type="mcp", object_id=name,

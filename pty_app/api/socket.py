@@ -334,6 +334,6 @@ def manager_timeout() -> float:
 
 
 def _forget(pty_id: str) -> None:
-    from pty_app.models import Pty
+    from pty_app.store import pty_deleted
 
-    Pty.objects.filter(id=pty_id).delete()
+    pty_deleted(pty_id)

@@ -25,6 +25,7 @@ from sessions_app.api import serializers as s
 from sessions_app.api.sessions import session_from_path
 from sessions_app.services import prompting
 from sessions_app.services.shell import session_shell
+from sessions_app.store.sessions import session_refresh
 from sessions_app.wire import message_wire, session_wire_v2
 
 PART_FIELDS = {
@@ -158,7 +159,7 @@ class V2WaitView(ApiView):
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
         last = prompting.session_wait(session=session)
-        session.refresh_from_db()
+        session_refresh(session)
         return Response({"data": {"session": session_wire_v2(session),
                                   "message": message_wire(*last) if last else None}})
 

@@ -15,14 +15,13 @@ import logging
 
 from agentserver import ids
 from agentserver.clock import now_ms
-from agentserver.db import sql
 from agentserver.workers.loop import db
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import parts
 from sessions_app.runtime.history import provider_messages
-from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.scope import RunScope
 from sessions_app.store import messages as message_service
+from sessions_app.store.leases import BUSY
 from sessions_app.store.rows import session_row
 
 log = logging.getLogger(__name__)
@@ -37,13 +36,8 @@ COMPACTION_PROMPT = (
 CONTINUE_TEXT = "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed."
 
 
-_COMPACTION_PART = sql.Query(
-    lambda message_id: Part.objects.filter(message_id=message_id, type="compaction").order_by("id")
-    .values_list("data", flat=True)[:1])
-
-
 def compaction_part(message_id: str) -> dict | None:
-    return _COMPACTION_PART.first(message_id)
+    return message_service.compaction_part_of(message_id)
 
 
 def user_message(*, session: Session, like: Message, continues: str, parts: list[dict]) -> Message:
@@ -62,14 +56,9 @@ def user_message(*, session: Session, like: Message, continues: str, parts: list
     return message
 
 
-_USERS_AFTER = sql.Query(
-    lambda session_id, after: (Message.objects.filter(session_id=session_id, role="user", id__gt=after)
-                               .order_by("id").values_list("id", "info")))
-
-
 def continuation_of(session_id: str, message_id: str) -> str | None:
     """The user message the runner added to carry on from `message_id`, if any."""
-    for mid, info in _USERS_AFTER.all(session_id, message_id):
+    for mid, info in message_service.user_infos_after(session_id, message_id):
         if (info or {}).get(CONTINUES_KEY) == message_id:
             return mid
     return None
@@ -181,12 +170,12 @@ def prune(session_id: str, config: dict | None = None) -> int:
     Returns how many parts were pruned."""
     if ((config or {}).get("compaction") or {}).get("prune") is False:
         return 0
-    messages = list(Message.objects.filter(session_id=session_id).order_by("-id").values_list("id", "role", "info"))
+    messages = message_service.newest_first_infos(session_id)
     users = [message_id for message_id, role, _ in messages if role == "user"]
     if len(users) < 2:
         return 0  # nothing lies past the last two user turns: no part to load
     parts_by_message: dict[str, list[Part]] = {}
-    for part in Part.objects.filter(session_id=session_id, type="tool", message_id__lte=users[1]).order_by("id"):
+    for part in message_service.tool_parts_up_to(session_id, users[1]):
         parts_by_message.setdefault(part.message_id, []).append(part)
     total = pruned = turns = 0
     chosen: list[Part] = []

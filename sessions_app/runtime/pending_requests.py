@@ -19,6 +19,7 @@ from audit_app.actors import Actor
 from audit_app.actors import current as current_actor
 from audit_app.log import record
 from sessions_app.models import Session
+from sessions_app.store import pending as request_rows
 from sessions_app.store.messages import publish_for
 
 POLL_SECONDS = 0.1
@@ -43,8 +44,8 @@ def create(kind: RequestKind, session: Session, *, tool_ref: dict | None, reques
            **fields) -> Any:
     """Store a pending request and announce it (`<name>.asked`)."""
     with transaction.atomic():
-        row = kind.model.objects.create(id=request_id or ids.ascending(kind.prefix), session=session,
-                                        tool=tool_ref or None, **fields)
+        row = request_rows.insert(kind.model, id=request_id or ids.ascending(kind.prefix), session=session,
+                                  tool=tool_ref or None, **fields)
         publish_for(session, kind.event("asked"), kind.wire(row))
         _record(kind, row, "asked", {"tool": tool_ref or None, **fields})
     return row
@@ -64,7 +65,7 @@ def asked_before(kind: RequestKind, session: Session, tool_ref: dict | None, *, 
     on another worker does not ask twice: among the session's last `look_back` matching `filters`."""
     if not (tool_ref and tool_ref.get("callID")):
         return None
-    for row in kind.model.objects.filter(session=session, **filters).order_by("-id")[:look_back]:
+    for row in request_rows.newest_of_session(kind.model, session, limit=look_back, **filters):
         if (row.tool or {}).get("callID") == tool_ref["callID"] and same(row):
             return row
     return None
@@ -72,8 +73,7 @@ def asked_before(kind: RequestKind, session: Session, tool_ref: dict | None, *, 
 
 def locked_pending(kind: RequestKind, **filters) -> list:
     """The pending rows matching `filters`, locked for an answer, oldest first."""
-    return list(kind.model.objects.select_for_update().select_related("session")
-                .filter(status="pending", **filters).order_by("id"))
+    return request_rows.locked_pending(kind.model, **filters)
 
 
 def settle(kind: RequestKind, row, *, status: str, happened: str, stored: dict | None = None,
@@ -82,7 +82,7 @@ def settle(kind: RequestKind, row, *, status: str, happened: str, stored: dict |
     row.status = status
     for field, value in (stored or {}).items():
         setattr(row, field, value)
-    row.save(update_fields=["status", *(stored or {})])
+    request_rows.save_outcome(row, ["status", *(stored or {})])
     publish_for(row.session, kind.event(happened),
                 {"sessionID": row.session_id, "requestID": row.id, **(announced or {})})
     _record(kind, row, happened, {"status": status, **(stored or {})})
@@ -95,7 +95,7 @@ def _reject_if_pending(kind: RequestKind, request_id: str) -> None:
 
 
 def _mark_used(kind: RequestKind, request_id: str) -> None:
-    kind.model.objects.filter(id=request_id, status="replied").update(status="used")
+    request_rows.mark_used(kind.model, request_id)
 
 
 async def wait_for_answer(kind: RequestKind, request_id: str, *, answer: tuple[str, ...], gone: tuple,
@@ -106,7 +106,7 @@ async def wait_for_answer(kind: RequestKind, request_id: str, *, answer: tuple[s
     marked used. `abort` set while waiting: the request is rejected and `rejected()` raised. A cancelled
     wait leaves the row as it is, for the next run or the session's abort."""
     def read() -> tuple:
-        row = kind.model.objects.filter(id=request_id).values_list("status", *answer).first()
+        row = request_rows.status_and(kind.model, request_id, answer)
         return row if row else gone
 
     def settled(row: tuple) -> Result:

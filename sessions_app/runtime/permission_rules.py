@@ -6,8 +6,7 @@ import os
 import re
 from functools import lru_cache
 
-from agentserver.db import sql
-from sessions_app.models import PermissionApproval
+from sessions_app.store.approvals import patterns_of
 
 ACTIONS = ("allow", "ask", "deny")
 
@@ -92,10 +91,5 @@ def disabled_tools(tool_ids: list[str], rules: list[dict]) -> set[str]:
 
 
 def approvals_of(*, owner_id: int, project_id: str) -> list[dict]:
-    return [{"permission": p, "pattern": pat, "action": "allow"} for p, pat in _APPROVALS.all(owner_id, project_id)]
-
-
-# Read for every turn: compiled once (agentserver.db.sql.Query).
-_APPROVALS = sql.Query(
-    lambda owner_id, project_id: (PermissionApproval.objects.filter(owner_id=owner_id, project_id=project_id)
-                                  .order_by("id").values_list("permission", "pattern")))
+    return [{"permission": p, "pattern": pat, "action": "allow"}
+            for p, pat in patterns_of(owner_id=owner_id, project_id=project_id)]

@@ -31,13 +31,14 @@ from __future__ import annotations
 
 from agentserver.clock import now_ms
 from agentserver.workers.loop import db
-from sessions_app.models import Message, Part, PermissionRequest, Question, Session
+from sessions_app.models import Message, Session
 from sessions_app.runtime import parts
-from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.scope import RunScope
 from sessions_app.runtime.subtasks import Turns, child_runner
 from sessions_app.store import messages as message_service
-from sessions_app.store.rows import latest_assistant, session_row
+from sessions_app.store.leases import BUSY
+from sessions_app.store.pending import call_answers, calls_waiting_on_user
+from sessions_app.store.rows import latest_assistant, parts_of, session_row
 
 INTERRUPTED_KEY = "_interrupted"
 CONTINUES_KEY = "_continues"
@@ -48,21 +49,12 @@ CALL_INTERRUPTED = ("Tool execution was interrupted: the server running it stopp
 
 def waiting_calls(session_id: str, call_ids: list[str]) -> list[str]:
     """Of these tool calls, those whose permission request or question the tool had not acted on yet."""
-    out = []
-    for call_id in call_ids:
-        unseen = ("pending", "replied")
-        if (PermissionRequest.objects.filter(session_id=session_id, tool__callID=call_id, status__in=unseen).exists()
-                or Question.objects.filter(session_id=session_id, tool__callID=call_id, status__in=unseen).exists()):
-            out.append(call_id)
-    return out
+    return calls_waiting_on_user(session_id, call_ids)
 
 
 def _call_state(session_id: str, call_id: str) -> str:
     """"pending" (still waiting for the user), "allowed" or "rejected"."""
-    permissions = list(PermissionRequest.objects.filter(session_id=session_id, tool__callID=call_id)
-                       .values_list("status", "reply"))
-    questions = list(Question.objects.filter(session_id=session_id, tool__callID=call_id)
-                     .values_list("status", flat=True))
+    permissions, questions = call_answers(session_id, call_id)
     if any(s == "pending" for s, _ in permissions) or "pending" in questions:
         return "pending"
     if any(r not in ALLOWING for _, r in permissions) or "rejected" in questions:
@@ -78,10 +70,10 @@ def resumable(session_id: str) -> tuple[Message, Message, dict] | None:
     if (last.info.get("error") or {}).get("name") != "MessageAbortedError":
         return None
     calls = last.info[INTERRUPTED_KEY]
-    for part in Part.objects.filter(message=last, type="tool").order_by("id"):
+    for part in message_service.parts_of_type(last.id, "tool"):
         call_id = part.data.get("callID")
         if call_id in calls and _call_state(session_id, call_id) == "allowed":
-            user = Message.objects.filter(id=last.info.get("parentID"), session_id=session_id).first()
+            user = message_service.message_of(session_id, last.info.get("parentID"))
             return (user, last, part.data) if user is not None else None
     return None
 
@@ -102,13 +94,12 @@ def recover(session_id: str, *, go_on: bool = True) -> None:
     session = session_row(session_id)
     if session is None:
         return
-    for message in Message.objects.filter(session_id=session_id, role="assistant",
-                                          info__time__completed__isnull=True).order_by("id"):
+    for message in message_service.unfinished_answers(session_id):
         if go_on and session.parent_id is None and _cut_step(session, message):
             continue
         now = now_ms()
         closed_calls = []
-        for part in Part.objects.filter(message_id=message.id).order_by("id"):
+        for part in parts_of(message.id):
             closed = parts.close_part(part.data, now)
             if closed is not None:
                 message_service.part_save(session=session, part=closed)
@@ -126,7 +117,7 @@ def _cut_step(session: Session, message: Message) -> bool:
     (the resume above handles that). Calls that finished keep their results; a running call ends as
     interrupted; a call whose input was still streaming never ran and goes. A step left with no call was
     a model call in flight: it is removed, to be made again."""
-    stored = list(Part.objects.filter(message_id=message.id).order_by("id"))
+    stored = parts_of(message.id)
     calls = [p.data.get("callID") for p in stored if p.data.get("type") == "tool"]
     if waiting_calls(session.id, calls):
         return False
@@ -167,7 +158,7 @@ def cut_turn(session_id: str) -> Message | None:
         return None
     if not (last.info.get("time") or {}).get("completed"):
         return None
-    return Message.objects.filter(id=last.info.get("parentID"), session_id=session_id, role="user").first()
+    return message_service.user_message(session_id, last.info.get("parentID"))
 
 
 def turn_ended(session: Session, info: dict) -> None:

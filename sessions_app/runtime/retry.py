@@ -12,7 +12,7 @@ from typing import Awaitable, Callable
 
 from agentserver.clock import now_ms
 from providers_app.errors import ProviderCallError
-from sessions_app.runtime.message_queue import BUSY
+from sessions_app.store.leases import BUSY
 
 RETRY_BASE_MS = int(os.environ.get("AGENTSERVER_RETRY_BASE_MS", "2000"))
 RETRY_MAX_MS = 30_000

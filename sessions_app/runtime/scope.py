@@ -16,10 +16,10 @@ from sessions_app.models import Message, Session
 from sessions_app.runtime import parts
 from sessions_app.runtime.history import system_prompt
 from sessions_app.runtime.lease_keeper import LeaseKeeper
-from sessions_app.runtime.message_queue import IDLE
 from sessions_app.runtime.step import Step, StepProcessor
 from sessions_app.runtime.step_snapshots import StepSnapshots
 from sessions_app.store import messages as message_service
+from sessions_app.store.leases import IDLE
 from sessions_app.store.rows import session_row
 
 log = logging.getLogger(__name__)

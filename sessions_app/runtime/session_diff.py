@@ -7,8 +7,7 @@ step the runner stores the session's `summary {additions, deletions, files}`, pu
 and writes the turn's diffs onto the user message's `summary.diffs`."""
 from __future__ import annotations
 
-from agentserver.db import sql
-from sessions_app.models import Message, Part, Session
+from sessions_app.models import Session
 from sessions_app.runtime import snapshots as snapshot_store
 from sessions_app.store import messages as message_service
 from sessions_app.store.rows import session_reload
@@ -25,42 +24,24 @@ def snapshots_for(session: Session):
         return None
 
 
-def _bounds(parts) -> tuple[str | None, str | None]:
-    start = parts.filter(type="step-start", data__has_key="snapshot").order_by("message_id", "id").first()
-    end = parts.filter(type="step-finish", data__has_key="snapshot").order_by("-message_id", "-id").first()
-    return (start.data.get("snapshot") if start else None), (end.data.get("snapshot") if end else None)
-
-
 def _turn_message_ids(session: Session, user_message_id: str) -> list[str]:
-    return [user_message_id] + list(Message.objects.filter(session=session, role="assistant",
-                                                           info__parentID=user_message_id).values_list("id", flat=True))
+    return [user_message_id] + message_service.answer_ids(session.id, user_message_id)
 
 
 def turn_diff(*, session: Session, message_id: str, snaps=None) -> list[dict]:
     """The FileDiffs of one turn. An assistant message stands for the turn it answers; unknown → []."""
-    message = Message.objects.filter(session=session, id=message_id).first()
+    message = message_service.message_of(session.id, message_id)
     if message is None:
         return []
     user_id = message.id if message.role == "user" else (message.info or {}).get("parentID")
     if not isinstance(user_id, str):
         return []
-    start, end = _bounds(Part.objects.filter(session=session, message_id__in=_turn_message_ids(session, user_id)))
+    start, end = message_service.turn_snapshots(session.id, _turn_message_ids(session, user_id))
     return _diff(session, start, end, snaps)
 
 
-def _snapshot_bound(kind: str, *order: str) -> sql.Query:
-    return sql.Query(
-        lambda session_id: (Part.objects.filter(session_id=session_id, type=kind, data__has_key="snapshot")
-                            .order_by(*order).values_list("data", flat=True)[:1]))
-
-
-# The session's first and last snapshot, read after every step (summarize): compiled once.
-_FIRST_SNAPSHOT = _snapshot_bound("step-start", "message_id", "id")
-_LAST_SNAPSHOT = _snapshot_bound("step-finish", "-message_id", "-id")
-
-
 def whole_diff(*, session: Session, snaps=None) -> list[dict]:
-    start, end = _FIRST_SNAPSHOT.first(session.id), _LAST_SNAPSHOT.first(session.id)
+    start, end = message_service.first_snapshot_step(session.id), message_service.last_snapshot_step(session.id)
     return _diff(session, start and start.get("snapshot"), end and end.get("snapshot"), snaps)
 
 
@@ -95,7 +76,7 @@ def summarize(*, session: Session, user_message_id: str | None, snaps=None, chan
         # A step that changed nothing leaves its turn's diff as the turn's earlier steps (or the first
         # step's empty stub) left it on the user message.
         return
-    user = Message.objects.filter(session=session, id=user_message_id, role="user").first()
+    user = message_service.user_message(session.id, user_message_id)
     if user is None:
         return
     turn = turn_diff(session=session, message_id=user_message_id, snaps=snaps)

@@ -7,14 +7,15 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from agentserver.db import sql
 from agentserver.workers.loop import db
-from sessions_app.models import Message, Part
+from sessions_app.models import Message
 from sessions_app.runtime.compaction import user_message
-from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.scope import RunScope
 from sessions_app.runtime.tool_registry import get_tool
 from sessions_app.runtime.tools.base import ToolError
+from sessions_app.store.leases import BUSY
+from sessions_app.store.messages import parts_of_type, subtasks_of
+from sessions_app.store.rows import latest_assistant
 
 SUBTASK_CONTINUE_TEXT = "Summarize the task tool output above and continue with your task."
 
@@ -25,18 +26,9 @@ class Turns(Protocol):
     def answer(self, scope: RunScope, user: Message, *, resumed: bool = False) -> Awaitable[bool]: ...
 
 
-_SUBTASKS = sql.Query(
-    lambda message_id: Part.objects.filter(message_id=message_id, type="subtask").order_by("id")
-    .values_list("data", flat=True))
-
-
-def _subtasks_of(message_id: str) -> list[dict]:
-    return _SUBTASKS.all(message_id)
-
-
 async def run_subtasks(scope: RunScope, user: Message, turn, turns: Turns) -> bool:
     """Each `subtask` part runs through the task tool in an assistant message of its own. True when aborted."""
-    for sub in await db(_subtasks_of)(user.id):
+    for sub in await db(subtasks_of)(user.id):
         await scope.set_status(BUSY)
         info = await scope.open_assistant(user, turn.agent["name"], user.info.get("model") or {})
         task_tool = turn.tools.get("task") or get_tool("task", context=turn.context, config=turn.config)
@@ -53,7 +45,7 @@ async def run_subtasks(scope: RunScope, user: Message, turn, turns: Turns) -> bo
 
 async def continue_after_subtasks(scope: RunScope, user: Message) -> Message:
     """After a command's subtask ran, the model answers a synthetic user message asking it to carry on."""
-    subtasks = await db(_subtasks_of)(user.id)
+    subtasks = await db(subtasks_of)(user.id)
     if not any(isinstance(s, dict) and s.get("command") for s in subtasks):
         return user
     return await db(user_message)(session=scope.session, like=user, continues=user.id, parts=[
@@ -85,9 +77,8 @@ def child_runner(scope: RunScope, turn, turns: Turns) -> Callable:
 
 
 def last_text(session_id: str) -> str:
-    message = Message.objects.filter(session_id=session_id, role="assistant").order_by("-id").first()
+    message = latest_assistant(session_id)
     if message is None:
         return ""
-    texts = [p.data.get("text") or "" for p in Part.objects.filter(message=message, type="text").order_by("id")
-             if not p.data.get("synthetic")]
+    texts = [p.data.get("text") or "" for p in parts_of_type(message.id, "text") if not p.data.get("synthetic")]
     return "\n".join(t for t in texts if t)

@@ -7,8 +7,9 @@ import logging
 import re
 
 from agentserver.workers.loop import free_db
-from sessions_app.models import Message, Session
+from sessions_app.models import Session
 from sessions_app.runtime import metering
+from sessions_app.store.messages import user_messages_with_parts
 from sessions_app.store.rows import session_row
 
 log = logging.getLogger(__name__)
@@ -27,8 +28,7 @@ def _wanted(session_id: str) -> tuple[Session, str] | None:
     if session is None or session.parent_id or not DEFAULT_TITLE.match(session.title or ""):
         return None
     # Users whose parts are all synthetic (a session.shell run, a compaction "continue") do not count.
-    users = [m for m in Message.objects.filter(session=session, role="user").order_by("id")
-             .prefetch_related("parts")[:50]
+    users = [m for m in user_messages_with_parts(session.id, limit=50)
              if not all(p.data.get("synthetic") for p in m.parts.all())]
     if len(users) != 1:
         return None

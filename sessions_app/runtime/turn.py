@@ -11,12 +11,12 @@ from agentserver.workers.loop import db
 from sessions_app.models import Message
 from sessions_app.runtime import compaction, parts, subtasks, turn_slots
 from sessions_app.runtime.history import MAX_STEPS_TEXT, provider_messages
-from sessions_app.runtime.message_queue import BUSY
 from sessions_app.runtime.resume import CONTINUES_KEY, turn_ended
 from sessions_app.runtime.scope import RunScope
 from sessions_app.runtime.step_policy import StepPolicy, step_policy
 from sessions_app.runtime.turn_setup import Turn
 from sessions_app.store import messages as message_service
+from sessions_app.store.leases import BUSY
 
 log = logging.getLogger(__name__)
 

@@ -61,11 +61,11 @@ def child_session_and_prompt(*, parent: Session, context: RuntimeContext, config
     """The task tool's child session (new, or the one `task_id` names) and the user message it answers."""
     from sessions_app.runtime.agents import agent_get
     from sessions_app.store.messages import message_save, part_save
-    from sessions_app.store.sessions import session_create
+    from sessions_app.store.sessions import child_of, session_create
 
     child = None
     if task_id:
-        child = Session.objects.filter(id=task_id, owner_id=parent.owner_id, parent_id=parent.id).first()
+        child = child_of(parent, task_id)
     if child is None:
         child = session_create(context=context, parent_id=parent.id, title=f"{description} (@{agent} subagent)")
     agent_info = agent_get(config, agent)

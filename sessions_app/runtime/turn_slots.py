@@ -16,15 +16,12 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q
 
 from agentserver import clock
-from agentserver.clock import DatabaseNow
 from agentserver.workers.loop import db
-from sessions_app.models import SessionLease, TurnSlot
 from sessions_app.runtime import leases
+from sessions_app.store import turn_slots as slots
 
 LOOK_AGAIN_SECONDS = max(leases.LEASE_MS / 2000, 1.0)
 
@@ -44,27 +41,20 @@ def take(*, session_id: str, owner_id: int, limit: int) -> Place:
     """Join the owner's line (keeping an earlier place) and take a slot when fewer than `limit` of the owner's
     turns run and fewer than what is left wait before this one."""
     with transaction.atomic():
-        list(get_user_model().objects.select_for_update().filter(pk=owner_id).values_list("pk", flat=True))
-        held = Exists(SessionLease.objects.filter(leases.live(), session_id=OuterRef("session_id")))
-        TurnSlot.objects.filter(owner_id=owner_id).exclude(held).exclude(session_id=session_id).delete()
-        slot, created = TurnSlot.objects.get_or_create(session_id=session_id,
-                                                       defaults={"owner_id": owner_id, "queued_at": DatabaseNow()})
-        if created:  # the line's order is the database's clock, not a host's
-            slot.refresh_from_db(fields=["queued_at"])
+        slots.lock_owner(owner_id)
+        slots.drop_unheld(owner_id, keeping=session_id)
+        slot = slots.join(session_id=session_id, owner_id=owner_id)
         if slot.granted:
             return Place(granted=True, running=0, ahead=0)
-        others = TurnSlot.objects.filter(owner_id=owner_id).exclude(session_id=session_id)
-        running = others.filter(granted=True).count()
-        ahead = others.filter(granted=False).filter(
-            Q(queued_at__lt=slot.queued_at) | Q(queued_at=slot.queued_at, session_id__lt=session_id)).count()
+        running, ahead = slots.running_and_ahead(slot)
         if running + ahead < limit:
-            TurnSlot.objects.filter(session_id=session_id).update(granted=True)
+            slots.grant(session_id)
             return Place(granted=True, running=running, ahead=ahead)
         return Place(granted=False, running=running, ahead=ahead)
 
 
 def leave(session_id: str) -> None:
-    TurnSlot.objects.filter(session_id=session_id).delete()
+    slots.leave(session_id)
 
 
 def _group(owner_id: int) -> str:

@@ -17,11 +17,13 @@ from agentserver.errors import ApiError, NotFound
 from agentserver.events import publisher as events
 from agentserver.events.bus import BUS, bridge
 from agentserver.workers import loop as server_loop
-from sessions_app.models import Message, Part, Session
+from sessions_app.models import Message, Part
 from sessions_app.runtime import leases, parts, supervisor, wakeups
 from sessions_app.runtime.compaction import continuation_of
 from sessions_app.runtime.message_queue import last_answered_user_id, queued_after
+from sessions_app.store.messages import latest_answer_to
 from sessions_app.store.rows import latest_assistant, parts_of
+from sessions_app.store.sessions import session_exists
 
 WAIT_SECONDS = float(os.environ.get("AGENTSERVER_ANSWER_WAIT_SECONDS", "3600"))
 # How long a session may look idle before a wait kicks its runner again, then gives up on the answer.
@@ -47,8 +49,7 @@ def answer_state(session_id: str, user_message_id: str) -> Message | None:
     """The final assistant message answering `user_message_id`, or None while it is still coming."""
     last = latest_assistant(session_id)  # the answer, mostly: the runner answers in order
     if last is not None and (last.info or {}).get("parentID") != user_message_id:
-        last = (Message.objects.filter(session_id=session_id, role="assistant", info__parentID=user_message_id)
-                .order_by("-id").first())
+        last = latest_answer_to(session_id, user_message_id)
     if last is None:
         return None
     info = last.info
@@ -87,7 +88,7 @@ def wait_for_answer(session_id: str, user_message_id: str, *, limit: float | Non
             elif idle_since is None:
                 idle_since, timeout = now, IDLE_GRACE_SECONDS
             elif now - idle_since > IDLE_GRACE_SECONDS:
-                if not Session.objects.filter(id=session_id).exists():
+                if not session_exists(session_id):
                     raise NotFound(f"Session not found: {session_id}", sessionID=session_id)
                 if kicked:
                     raise NoAnswer(f"The session went idle without answering message {user_message_id}",

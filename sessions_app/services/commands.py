@@ -2,7 +2,6 @@
 Running goes through the prompting service like any prompt; this module only builds the prompt input."""
 from __future__ import annotations
 
-from agentserver.clock import now_ms
 from agentserver.errors import BadRequest
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import supervisor, waiting
@@ -104,14 +103,11 @@ def session_command(*, session: Session, command: str, arguments: str, agent: st
 def session_init(*, session: Session, provider_id: str, model_id: str, message_id: str) -> bool:
     """The `init` command with no arguments; the project is marked initialized afterwards."""
     from agentserver.events import publisher as events
-    from projects_app.models import Project
-    from projects_app.projects import project_of, project_wire
+    from projects_app.projects import project_mark_initialized, project_of, project_wire
 
     session_command(session=session, command="init", arguments="", model=f"{provider_id}/{model_id}",
                     message_id=message_id)
-    project = project_of(session_context(session))
-    Project.objects.filter(pk=project.pk).update(time_initialized=now_ms())
-    project.refresh_from_db()
+    project = project_mark_initialized(project_of(session_context(session)))
     events.publish("project.updated", project_wire(project), owner_id=session.owner_id,
                    directory=session.directory, project_id=project.project_id)
     return True
@@ -122,8 +118,7 @@ def session_summarize(*, session: Session, provider_id: str, model_id: str, auto
     runner with a summary; returns when it is done."""
     from sessions_app.runtime.agents import default_agent_name
 
-    last = (Message.objects.filter(session=session, role="user").order_by("-id")
-            .values_list("info", flat=True).first()) or {}
+    last = message_service.latest_user_info(session.id) or {}
     agent = last.get("agent") or default_agent_name(load_config(session_context(session)))
     body = {"agent": agent, "model": {"providerID": provider_id, "modelID": model_id},
             "parts": [{"type": "compaction", "auto": auto}]}
@@ -137,8 +132,7 @@ def session_compact(*, session: Session) -> bool:
     """v2 session.compact: summarize with the model the session last used (else the default one)."""
     from providers_app import models_catalog
 
-    last = (Message.objects.filter(session=session, role="user").order_by("-id")
-            .values_list("info", flat=True).first()) or {}
+    last = message_service.latest_user_info(session.id) or {}
     model = last.get("model") or {}
     if not (model.get("providerID") and model.get("modelID")):
         context = session_context(session)

@@ -5,7 +5,7 @@ a part update replaces the stored part whole, after checking it names the part i
 from __future__ import annotations
 
 from agentserver.errors import BadRequest, NotFound, SessionBusy
-from sessions_app.models import Message, Part, Session
+from sessions_app.models import Part, Session
 from sessions_app.runtime import leases
 from sessions_app.store import messages as message_service
 
@@ -22,9 +22,9 @@ def message_delete(*, session: Session, message_id: str) -> bool:
 
 
 def _part_get(session: Session, message_id: str, part_id: str) -> Part:
-    if not Message.objects.filter(session=session, id=message_id).exists():
+    if not message_service.message_exists(session.id, message_id):
         raise NotFound(f"Message not found: {message_id}")
-    part = Part.objects.filter(session=session, message_id=message_id, id=part_id).first()
+    part = message_service.part_of(session.id, message_id, part_id)
     if part is None:
         raise NotFound(f"Part not found: {part_id}")
     return part

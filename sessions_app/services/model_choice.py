@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from sessions_app.models import Message, Session
+from sessions_app.models import Session
+from sessions_app.store.messages import latest_user_info
 
 
 def choose_model(*, context, config: dict, session: Session, agent: dict, requested: dict | None,
@@ -15,11 +16,7 @@ def choose_model(*, context, config: dict, session: Session, agent: dict, reques
 
     model = requested or agent.get("model")
     if not model:
-        users = Message.objects.filter(session=session, role="user")
-        if ignoring:
-            users = users.exclude(id__in=list(ignoring))
-        last = users.order_by("-id").values_list("info", flat=True).first()
-        model = (last or {}).get("model")
+        model = (latest_user_info(session.id, ignoring=ignoring) or {}).get("model")
     if model and model.get("providerID") and model.get("modelID"):
         provider_id, model_id = model["providerID"], model["modelID"]
     else:

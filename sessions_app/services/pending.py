@@ -12,6 +12,7 @@ from agentserver.errors import NotFound
 from sessions_app.models import Session
 from sessions_app.runtime import pending_requests
 from sessions_app.runtime.pending_requests import RequestKind
+from sessions_app.store import pending as request_rows
 
 
 @dataclass(frozen=True)
@@ -28,17 +29,13 @@ def request_list(answering: Answering, *, user, project_id: str | None = None,
                  session: Session | None = None) -> list[dict]:
     """The caller's pending requests of one kind, oldest first; of one project or one session."""
     kind = answering.kind
-    rows = kind.model.objects.filter(session__owner=user, status="pending").order_by("id")
-    if project_id is not None:
-        rows = rows.filter(session__project_id=project_id)
-    if session is not None:
-        rows = rows.filter(session=session)
+    rows = request_rows.pending_of_owner(kind.model, user=user, project_id=project_id, session=session)
     return [kind.wire(row) for row in rows]
 
 
 def request_get(answering: Answering, *, session: Session, request_id: str) -> dict:
     """A pending request of the caller's session."""
-    row = answering.kind.model.objects.filter(id=request_id, session=session, status="pending").first()
+    row = request_rows.pending_in_session(answering.kind.model, session=session, request_id=request_id)
     if row is None:
         raise _not_found(answering, request_id)
     return answering.kind.wire(row)

@@ -21,6 +21,8 @@ from sessions_app.runtime.permission_rules import (ACTIONS, EDIT_TOOLS, approval
                                                    wildcard_match)
 from sessions_app.services import pending
 from sessions_app.services.pending import Answering
+from sessions_app.store import approvals
+from sessions_app.store import pending as request_rows
 
 REPLIES = ("once", "always", "reject")
 
@@ -41,8 +43,8 @@ def _apply(request: PermissionRequest, answer: dict) -> bool:
             resolve_request(other, "reject")
     elif reply == "always":
         for pattern in request.always or []:
-            PermissionApproval.objects.get_or_create(owner_id=session.owner_id, project_id=session.project_id,
-                                                     permission=request.permission, pattern=pattern)
+            approvals.remember(owner_id=session.owner_id, project_id=session.project_id,
+                               permission=request.permission, pattern=pattern)
         approved = approvals_of(owner_id=session.owner_id, project_id=session.project_id)
         for other in others:
             if all(evaluate(approved, other.permission, p) == "allow" for p in other.patterns or []):
@@ -87,7 +89,7 @@ def permission_create(*, session: Session, action: str, resources: list[str], sa
         return {"id": request_id, "effect": "deny"}
     if all(effect == "allow" for effect in effects):
         return {"id": request_id, "effect": "allow"}
-    if PermissionRequest.objects.filter(id=request_id).exists():
+    if request_rows.exists(PermissionRequest, request_id):
         raise Conflict(f"Permission request already exists: {request_id}", requestID=request_id)
     tool = {"messageID": source["messageID"], "callID": source["callID"]} if source else None
     row = pending_requests.create(PERMISSION, session, tool_ref=tool, request_id=request_id, permission=action,
@@ -102,16 +104,11 @@ def saved_wire(row: PermissionApproval) -> dict:
 
 def saved_list(*, user, project_id: str | None = None) -> list[dict]:
     """The caller's remembered `always` approvals (v2 permission.saved.list), optionally of one project."""
-    rows = PermissionApproval.objects.filter(owner=user).order_by("id")
-    if project_id is not None:
-        rows = rows.filter(project_id=project_id)
-    return [saved_wire(row) for row in rows]
+    return [saved_wire(row) for row in approvals.approvals_of_owner(user=user, project_id=project_id)]
 
 
 def saved_remove(*, user, approval_id: str) -> None:
     """Forget one remembered approval (v2 permission.saved.remove): its action asks again."""
-    deleted, number = 0, decimal(approval_id)
-    if number is not None:
-        deleted, _ = PermissionApproval.objects.filter(owner=user, id=number).delete()
-    if not deleted:
+    number = decimal(approval_id)
+    if number is None or not approvals.forget(user=user, approval_id=number):
         raise NotFound(f"Saved permission not found: {approval_id}", id=approval_id)

@@ -11,7 +11,6 @@ from policy_app.config_layer import check_tools
 from policy_app.selectors import policy_for
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases, supervisor, waiting
-from sessions_app.runtime.message_queue import NO_REPLY_KEY
 from sessions_app.runtime.prompt_input import resolve_parts
 from sessions_app.runtime.turn_setup import load_config, session_context
 from sessions_app.services.model_choice import choose_model, session_choice
@@ -21,6 +20,7 @@ from sessions_app.services.revert import (
     reverted_message_ids,
 )
 from sessions_app.store import messages as message_service
+from sessions_app.store.messages import NO_REPLY_KEY
 from sessions_app.store.rows import parts_of
 from sessions_app.wire import part_wire
 from usage_app.budgets import check_prompt_allowed
@@ -103,7 +103,7 @@ def stored_prompt(*, session: Session, message_id: str | None) -> Message | None
     """The user message of this session a client-chosen id names, if it is stored already."""
     if not message_id:
         return None
-    return Message.objects.filter(id=message_id, session=session, role="user").first()
+    return message_service.user_message(session.id, message_id)
 
 
 def tools_as_session_rules(existing, tools: dict) -> list[dict]:
@@ -169,7 +169,7 @@ def session_abort(*, session: Session) -> bool:
 def session_wait(*, session: Session) -> tuple[Message, list[Part]] | None:
     """Block until the session is idle; its last message then (None for an empty session)."""
     waiting.wait_idle(session.id)
-    message = Message.objects.filter(session=session).order_by("-id").first()
+    message = message_service.newest_message(session.id)
     if message is None:
         return None
-    return message, list(Part.objects.filter(message=message).order_by("id"))
+    return message, parts_of(message.id)

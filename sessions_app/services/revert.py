@@ -17,11 +17,12 @@ from django.db import transaction
 from agentserver.errors import NotFound, SessionBusy, SnapshotUnavailable
 from agentserver.sandbox import launcher as sandbox
 from agentserver.workers import liveness as workers
-from sessions_app.models import Message, Part, Session
+from sessions_app.models import Session
 from sessions_app.runtime import leases
 from sessions_app.runtime.session_diff import snapshots_for
 from sessions_app.runtime.snapshots import Snapshots
 from sessions_app.store import messages as message_service
+from sessions_app.store.sessions import session_refresh
 
 log = logging.getLogger(__name__)
 
@@ -48,10 +49,9 @@ def _target(session: Session, message_id: str, part_id: str | None) -> tuple[dic
     and whether a step from that point on has no snapshot (its file changes were never recorded).
     A whole-message revert starts at the latest user message at or before the target: reverting an assistant
     message reverts its whole turn."""
-    messages = list(Message.objects.filter(session=session).order_by("id").values_list("id", "role"))
+    messages = message_service.ids_and_roles(session.id)
     parts: dict[str, list[dict]] = {mid: [] for mid, _ in messages}
-    for mid, data in (Part.objects.filter(session=session).order_by("message_id", "id")
-                      .values_list("message_id", "data")):
+    for mid, data in message_service.part_data_by_message(session.id):
         parts.setdefault(mid, []).append(data)
     revert: dict | None = None
     last_user: str | None = None
@@ -131,7 +131,7 @@ def session_revert(*, session: Session, message_id: str, part_id: str | None = N
     from sessions_app.store.sessions import session_set
 
     with _exclusive(session):
-        session.refresh_from_db()
+        session_refresh(session)
         revert, patches, untracked = _target(session, message_id, part_id)
         if revert is None:
             if must_exist:
@@ -160,7 +160,7 @@ def session_unrevert(*, session: Session) -> Session:
     from sessions_app.store.sessions import session_set
 
     with _exclusive(session):
-        session.refresh_from_db()
+        session_refresh(session)
         if not session.revert:
             return session
         snapshot = session.revert.get("snapshot")
@@ -176,16 +176,15 @@ def session_unrevert(*, session: Session) -> Session:
         return session_set(session=session, revert=None)
 
 
-def _reverted(session: Session, revert: dict):
-    """The messages a staged revert removes when it becomes final (with a partID, that message stays)."""
-    message_id, part_id = revert.get("messageID"), revert.get("partID")
-    messages = Message.objects.filter(session=session)
-    return messages.filter(id__gt=message_id) if part_id else messages.filter(id__gte=message_id)
+def _reverted(session: Session, revert: dict) -> list[str]:
+    """The ids of the messages a staged revert removes when it becomes final (with a partID, that message
+    stays), oldest first."""
+    return message_service.message_ids_from(session.id, revert.get("messageID"), including=not revert.get("partID"))
 
 
 def reverted_message_ids(session: Session) -> list[str]:
     """The ids of the messages the session's staged revert would remove (none without one)."""
-    return list(_reverted(session, session.revert).values_list("id", flat=True)) if session.revert else []
+    return _reverted(session, session.revert) if session.revert else []
 
 
 def do_revert_finalize(*, session: Session) -> bool:
@@ -194,16 +193,15 @@ def do_revert_finalize(*, session: Session) -> bool:
     there was one; its caller recomputes the session summary after the commit (`revert_summarize`)."""
     from sessions_app.store.sessions import session_set
 
-    session.refresh_from_db(fields=["revert"])  # what is staged now, not when the caller's request began
+    session_refresh(session, fields=["revert"])  # what is staged now, not when the caller's request began
     revert = session.revert
     if not revert:
         return False
     message_id, part_id = revert.get("messageID"), revert.get("partID")
-    for mid in list(_reverted(session, revert).order_by("id").values_list("id", flat=True)):
+    for mid in _reverted(session, revert):
         message_service.message_remove(session=session, message_id=mid)
     if part_id:
-        parts = Part.objects.filter(session=session, message_id=message_id, id__gte=part_id).order_by("id")
-        for pid in list(parts.values_list("id", flat=True)):
+        for pid in message_service.part_ids_from(session.id, message_id, part_id):
             message_service.part_remove(session=session, message_id=message_id, part_id=pid)
     session_set(session=session, revert=None)
     return True
@@ -228,5 +226,5 @@ def session_revert_commit(*, session: Session) -> Session:
     """v2 session.revert.commit: make the staged revert final now rather than at the next prompt."""
     with _exclusive(session):
         revert_cleanup(session=session)
-    session.refresh_from_db()
+    session_refresh(session)
     return session

@@ -24,7 +24,7 @@ from audit_app.log import record
 from policy_app.direct_commands import check_direct_command
 from sessions_app.models import Message, Part, Session
 from sessions_app.runtime import leases, parts, supervisor
-from sessions_app.runtime.message_queue import BUSY, IDLE, next_pending
+from sessions_app.runtime.message_queue import next_pending
 from sessions_app.runtime.runner import RENEW_SECONDS, group_name
 from sessions_app.runtime.tools.base import ToolResult
 from sessions_app.runtime.turn_setup import load_config, session_context
@@ -34,6 +34,8 @@ from sessions_app.services.revert import (
     reverted_message_ids,
 )
 from sessions_app.store import messages as message_service
+from sessions_app.store.leases import BUSY, IDLE
+from sessions_app.store.rows import parts_of
 
 UPDATE_SECONDS = 0.1
 ABORT_NOTE = "\n\n<metadata>User aborted the command</metadata>"
@@ -191,4 +193,4 @@ def _run(session: Session, context, agent: str, model: dict, command: str, holde
     part["state"] = parts.tool_completed(part["state"], args, result, session_id=session.id, message_id=info["id"])
     message_service.part_save(session=session, part=part)
     assistant = message_service.message_save(session=session, info=parts.completed(info))
-    return assistant, list(Part.objects.filter(message=assistant).order_by("id"))
+    return assistant, parts_of(assistant.id)

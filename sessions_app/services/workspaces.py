@@ -10,20 +10,18 @@ from __future__ import annotations
 
 import os
 
-from django.db import transaction
-
 from agentserver import paths
 from agentserver.errors import Conflict
-from agentserver.events import publisher as events
 from agentserver.sandbox import launcher as sandbox
 from auth_app.tokens import roots_of
 from projects_app import workspace_git as git
 from projects_app.contexts import git_info
-from projects_app.models import Project, Workspace, now_ms
-from projects_app.workspaces import workspace_get
+from projects_app.models import Workspace
+from projects_app.projects import project_find
+from projects_app.workspaces import workspace_at, workspace_get, workspace_touch
 from sessions_app.models import Session
 from sessions_app.selectors import session_get
-from sessions_app.wire import session_event
+from sessions_app.store.sessions import pinned_to_workspace, session_pin
 
 
 class WorkspaceWarpError(Conflict):
@@ -31,23 +29,11 @@ class WorkspaceWarpError(Conflict):
     name = "WorkspaceWarpError"
 
 
-def session_pin(*, session: Session, directory: str, workspace_id: str | None, project_id: str,
-                path: str) -> Session:
-    """Re-pin a session to another directory / workspace and publish session.updated."""
-    with transaction.atomic():
-        Session.objects.filter(pk=session.pk).update(directory=directory, workspace_id=workspace_id,
-                                                     project_id=project_id, path=path, time_updated=now_ms())
-    session.refresh_from_db()
-    events.publish("session.updated", session_event(session), owner_id=session.owner_id,
-                   directory=session.directory, workspace_id=session.workspace_id, project_id=session.project_id)
-    return session
-
-
 def sessions_detach(*, user, workspace_id: str) -> int:
     """The user's sessions pinned to a workspace that is gone stay where they are, outside any workspace.
     Registered with projects_app.workspaces.on_removal (SessionsAppConfig.ready); returns how many."""
     detached = 0
-    for session in Session.objects.filter(owner=user, workspace_id=workspace_id):
+    for session in pinned_to_workspace(user=user, workspace_id=workspace_id):
         session_pin(session=session, directory=session.directory, workspace_id=None,
                     project_id=session.project_id, path=session.path)
         detached += 1
@@ -59,7 +45,7 @@ def _target_directory(user, session: Session, workspace: Workspace | None) -> tu
     if workspace is not None:
         top = workspace.directory
     else:
-        project = Project.objects.filter(owner=user, project_id=session.project_id).first()
+        project = project_find(user=user, project_id=session.project_id)
         if project is None or not project.vcs or not os.path.isdir(project.worktree):
             raise WorkspaceWarpError("The session's project has no main directory to return to")
         top = project.worktree
@@ -97,7 +83,7 @@ def workspace_warp(*, user, session_id: str, workspace_id: str | None,
     session = session_pin(session=session, directory=directory, workspace_id=new_workspace_id,
                           project_id=project_id, path="" if rel == "." else rel)
     if workspace is not None:
-        Workspace.objects.filter(pk=workspace.pk).update(time_updated=now_ms())
+        workspace_touch(workspace)
     return session, copied
 
 
@@ -107,12 +93,11 @@ def session_move(*, user, session_id: str, destination: str, move_changes: bool 
     Any other directory is refused, saying so."""
     session = session_get(user=user, session_id=session_id)
     real = os.path.realpath(destination) if os.path.isabs(destination) else destination
-    workspace = (Workspace.objects.filter(owner=user, directory=real, project__project_id=session.project_id)
-                 .first())
+    workspace = workspace_at(user=user, directory=real, project_id=session.project_id)
     if workspace is not None:
         return workspace_warp(user=user, session_id=session_id, workspace_id=workspace.id,
                               copy_changes=move_changes)[0]
-    project = Project.objects.filter(owner=user, project_id=session.project_id).first()
+    project = project_find(user=user, project_id=session.project_id)
     if project is not None and session.workspace_id and real == project.worktree:
         return workspace_warp(user=user, session_id=session_id, workspace_id=None, copy_changes=move_changes)[0]
     raise WorkspaceWarpError(f"{destination} is neither a workspace of the session's project nor (for a session in "

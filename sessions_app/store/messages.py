@@ -1,8 +1,12 @@
-"""Writes of messages and parts (what the agent runner calls), each publishing its event.
+"""Messages and parts: their writes (what the agent runner calls), each publishing its event, and the reads
+of a session's messages and parts the runtime and the services ask (the single-row reads by key are
+store/rows.py's).
 
 Records are stored whole, as the wire shapes; `sessionID` is forced to the owning session so a caller
 can never file a record under another session."""
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from django.db import IntegrityError, connection, transaction
 
@@ -19,6 +23,9 @@ from sessions_app.store.rows import (
     session_reload,
 )
 from sessions_app.wire import public_info, session_event
+
+# A user message stored with noReply is context, never answered. Private key: wire.py drops "_" keys.
+NO_REPLY_KEY = "_noReply"
 
 
 def new_message_id(session: Session) -> str:
@@ -143,3 +150,183 @@ def session_touch(*, session: Session) -> Session:
     session_reload(session)
     publish_for(session, "session.updated", session_event(session))
     return session
+
+
+# ---- reads ----------------------------------------------------------------------------------------------
+
+# Read by the runner before and after every turn and by every waiting request at each wake-up: compiled once
+# (agentserver.db.sql.Query).
+
+
+def _prompts_after_query(session_id: str, after: str):
+    return (Message.objects.filter(session_id=session_id, role="user", id__gt=after)
+            .exclude(info__has_key=NO_REPLY_KEY).order_by("id"))
+
+
+_PROMPTS_AFTER = sql.Query(_prompts_after_query)
+_FIRST_PROMPT_AFTER = sql.Query(lambda session_id, after: _prompts_after_query(session_id, after)[:1])
+
+
+def prompts_after(session_id: str, after: str) -> list[Message]:
+    """The session's user messages after the id `after`, oldest first, noReply notes left out."""
+    return _PROMPTS_AFTER.all(session_id, after)
+
+
+def first_prompt_after(session_id: str, after: str) -> Message | None:
+    return _FIRST_PROMPT_AFTER.first(session_id, after)
+
+
+_USER_INFOS_AFTER = sql.Query(
+    lambda session_id, after: (Message.objects.filter(session_id=session_id, role="user", id__gt=after)
+                               .order_by("id").values_list("id", "info")))
+
+
+def user_infos_after(session_id: str, after: str) -> list[tuple[str, dict]]:
+    """(id, info) of the session's user messages after the id `after`, oldest first."""
+    return _USER_INFOS_AFTER.all(session_id, after)
+
+
+def message_of(session_id: str, message_id: str | None) -> Message | None:
+    """The session's message of that id, of either role."""
+    return Message.objects.filter(session_id=session_id, id=message_id).first()
+
+
+def message_exists(session_id: str, message_id: str) -> bool:
+    return Message.objects.filter(session_id=session_id, id=message_id).exists()
+
+
+def user_message(session_id: str, message_id: str | None) -> Message | None:
+    """The session's user message of that id."""
+    return Message.objects.filter(id=message_id, session_id=session_id, role="user").first()
+
+
+def newest_message(session_id: str) -> Message | None:
+    return Message.objects.filter(session_id=session_id).order_by("-id").first()
+
+
+def latest_user_info(session_id: str, *, ignoring: Collection[str] = ()) -> dict | None:
+    """The info of the session's newest user message, not one of `ignoring`."""
+    users = Message.objects.filter(session_id=session_id, role="user")
+    if ignoring:
+        users = users.exclude(id__in=list(ignoring))
+    return users.order_by("-id").values_list("info", flat=True).first()
+
+
+def latest_answer_to(session_id: str, user_message_id: str) -> Message | None:
+    """The newest assistant message whose parent is `user_message_id`."""
+    return (Message.objects.filter(session_id=session_id, role="assistant", info__parentID=user_message_id)
+            .order_by("-id").first())
+
+
+def answer_ids(session_id: str, user_message_id: str) -> list[str]:
+    """The ids of the assistant messages answering `user_message_id`."""
+    return list(Message.objects.filter(session_id=session_id, role="assistant", info__parentID=user_message_id)
+                .values_list("id", flat=True))
+
+
+def unfinished_answers(session_id: str) -> list[Message]:
+    """The session's assistant messages not completed, oldest first."""
+    return list(Message.objects.filter(session_id=session_id, role="assistant",
+                                       info__time__completed__isnull=True).order_by("id"))
+
+
+def user_messages_with_parts(session_id: str, *, limit: int) -> list[Message]:
+    """The session's first `limit` user messages, oldest first, their parts read with them (`m.parts.all()`)."""
+    return list(Message.objects.filter(session_id=session_id, role="user").order_by("id")
+                .prefetch_related("parts")[:limit])
+
+
+def ids_and_roles(session_id: str) -> list[tuple[str, str]]:
+    """(id, role) of every message of the session, oldest first."""
+    return list(Message.objects.filter(session_id=session_id).order_by("id").values_list("id", "role"))
+
+
+def newest_first_infos(session_id: str) -> list[tuple[str, str, dict]]:
+    """(id, role, info) of every message of the session, newest first."""
+    return list(Message.objects.filter(session_id=session_id).order_by("-id").values_list("id", "role", "info"))
+
+
+def message_ids_from(session_id: str, message_id: str, *, including: bool) -> list[str]:
+    """The ids of the session's messages after `message_id` (and it, `including`), oldest first."""
+    after = {"id__gte" if including else "id__gt": message_id}
+    return list(Message.objects.filter(session_id=session_id, **after).order_by("id").values_list("id", flat=True))
+
+
+def part_of(session_id: str, message_id: str, part_id: str) -> Part | None:
+    return Part.objects.filter(session_id=session_id, message_id=message_id, id=part_id).first()
+
+
+def part_ids_from(session_id: str, message_id: str, part_id: str) -> list[str]:
+    """The ids of the message's parts from `part_id` on, in order."""
+    return list(Part.objects.filter(session_id=session_id, message_id=message_id, id__gte=part_id)
+                .order_by("id").values_list("id", flat=True))
+
+
+def part_data_by_message(session_id: str) -> list[tuple[str, dict]]:
+    """(message id, part data) of every part of the session, by message then part."""
+    return list(Part.objects.filter(session_id=session_id).order_by("message_id", "id")
+                .values_list("message_id", "data"))
+
+
+def parts_of_type(message_id: str, type: str) -> list[Part]:
+    """The message's parts of one type, in order."""
+    return list(Part.objects.filter(message_id=message_id, type=type).order_by("id"))
+
+
+_SUBTASKS = sql.Query(
+    lambda message_id: Part.objects.filter(message_id=message_id, type="subtask").order_by("id")
+    .values_list("data", flat=True))
+_COMPACTION_PART = sql.Query(
+    lambda message_id: Part.objects.filter(message_id=message_id, type="compaction").order_by("id")
+    .values_list("data", flat=True)[:1])
+
+
+def subtasks_of(message_id: str) -> list[dict]:
+    """The data of the message's `subtask` parts, in order."""
+    return _SUBTASKS.all(message_id)
+
+
+def compaction_part_of(message_id: str) -> dict | None:
+    """The data of the message's first `compaction` part."""
+    return _COMPACTION_PART.first(message_id)
+
+
+def tool_parts_up_to(session_id: str, message_id: str) -> list[Part]:
+    """The session's tool parts of the messages up to `message_id`, in order."""
+    return list(Part.objects.filter(session_id=session_id, type="tool", message_id__lte=message_id).order_by("id"))
+
+
+def completed_tool_data(session_id: str, *, tools: Collection[str], limit: int) -> list[dict]:
+    """The data of the session's newest `limit` completed calls of these tools, newest first."""
+    return list(Part.objects.filter(session_id=session_id, type="tool", data__tool__in=tools,
+                                    data__state__status="completed")
+                .order_by("-id").values_list("data", flat=True)[:limit])
+
+
+def turn_snapshots(session_id: str, message_ids: list[str]) -> tuple[str | None, str | None]:
+    """The first `step-start` and the last `step-finish` snapshot among these messages' parts."""
+    parts = Part.objects.filter(session_id=session_id, message_id__in=message_ids)
+    start = parts.filter(type="step-start", data__has_key="snapshot").order_by("message_id", "id").first()
+    end = parts.filter(type="step-finish", data__has_key="snapshot").order_by("-message_id", "-id").first()
+    return (start.data.get("snapshot") if start else None), (end.data.get("snapshot") if end else None)
+
+
+def _snapshot_bound(kind: str, *order: str) -> sql.Query:
+    return sql.Query(
+        lambda session_id: (Part.objects.filter(session_id=session_id, type=kind, data__has_key="snapshot")
+                            .order_by(*order).values_list("data", flat=True)[:1]))
+
+
+# The session's first and last snapshot, read after every step (summarize): compiled once.
+_FIRST_SNAPSHOT = _snapshot_bound("step-start", "message_id", "id")
+_LAST_SNAPSHOT = _snapshot_bound("step-finish", "-message_id", "-id")
+
+
+def first_snapshot_step(session_id: str) -> dict | None:
+    """The data of the session's first `step-start` part with a snapshot."""
+    return _FIRST_SNAPSHOT.first(session_id)
+
+
+def last_snapshot_step(session_id: str) -> dict | None:
+    """The data of the session's last `step-finish` part with a snapshot."""
+    return _LAST_SNAPSHOT.first(session_id)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 
 from agentserver.db import sql
-from sessions_app.models import Message, Part, Session
+from sessions_app.models import Message, Part, Session, Share
 
 _SESSION = sql.Query(lambda session_id: Session.objects.filter(id=session_id)[:1])
 _USER = sql.Query(lambda user_id: get_user_model().objects.filter(id=user_id)[:1])
@@ -19,6 +19,7 @@ _MESSAGE_SESSION = sql.Query(
 _PART_MESSAGE = sql.Query(
     lambda part_id: Part.objects.filter(id=part_id).values_list("message_id", flat=True)[:1])
 _PARTS = sql.Query(lambda message_id: Part.objects.filter(message_id=message_id).order_by("id"))
+_SHARE = sql.Query(lambda session_id: Share.objects.filter(session_id=session_id)[:1])
 
 
 def session_row(session_id: str) -> Session | None:
@@ -36,6 +37,11 @@ def session_reload(session: Session) -> Session:
     if Session.share.related.is_cached(session):
         Session.share.related.delete_cached_value(session)
     return session
+
+
+def share_of(session_id: str) -> Share | None:
+    """The session's share, None when it is not shared."""
+    return _SHARE.first(session_id)
 
 
 def owner_of(session: Session):

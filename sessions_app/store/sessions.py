@@ -1,4 +1,6 @@
-"""Session lifecycle: create, update, delete (children first), fork, and the field setter the runner uses."""
+"""Session lifecycle: create, update, delete (children first), fork, re-pin, the field setter the runner uses,
+and the reads of sessions by id that are not the caller's (the runtime's: the single-row hot ones are
+store/rows.py's)."""
 from __future__ import annotations
 
 import copy
@@ -89,6 +91,43 @@ def session_set(*, session: Session, touch: bool = True, **fields) -> Session:
         sql.update(Session, {"id": session.pk}, fields)
     session_reload(session)
     publish_for(session, "session.updated", session_event(session))
+    return session
+
+
+def session_pin(*, session: Session, directory: str, workspace_id: str | None, project_id: str,
+                path: str) -> Session:
+    """Re-pin a session to another directory / workspace and publish session.updated."""
+    with transaction.atomic():
+        Session.objects.filter(pk=session.pk).update(directory=directory, workspace_id=workspace_id,
+                                                     project_id=project_id, path=path, time_updated=now_ms())
+    session.refresh_from_db()
+    events.publish("session.updated", session_event(session), owner_id=session.owner_id,
+                   directory=session.directory, workspace_id=session.workspace_id, project_id=session.project_id)
+    return session
+
+
+def session_exists(session_id: str) -> bool:
+    return Session.objects.filter(id=session_id).exists()
+
+
+def session_by_id(session_id: str) -> Session:
+    """The session; Session.DoesNotExist when there is none."""
+    return Session.objects.get(id=session_id)
+
+
+def child_of(parent: Session, child_id: str) -> Session | None:
+    """The parent's child session of that id (same owner)."""
+    return Session.objects.filter(id=child_id, owner_id=parent.owner_id, parent_id=parent.id).first()
+
+
+def pinned_to_workspace(*, user, workspace_id: str) -> list[Session]:
+    """The user's sessions pinned to the workspace."""
+    return list(Session.objects.filter(owner=user, workspace_id=workspace_id))
+
+
+def session_refresh(session: Session, *, fields: list[str] | None = None) -> Session:
+    """`session` (or the given fields of it) read again, in place."""
+    session.refresh_from_db(fields=fields)
     return session
 
 

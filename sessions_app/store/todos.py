@@ -11,6 +11,11 @@ STATUSES = {"pending", "in_progress", "completed", "cancelled"}
 PRIORITIES = {"high", "medium", "low"}
 
 
+def todos_of(session_id: str) -> list[Todo]:
+    """The session's todo list, in order."""
+    return list(Todo.objects.filter(session_id=session_id).order_by("position"))
+
+
 def todos_replace(*, session: Session, todos: list[dict]) -> list[Todo]:
     rows = [
         Todo(session=session, position=index, content=str(item.get("content", "")),

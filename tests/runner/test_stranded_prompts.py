@@ -38,7 +38,7 @@ def test_a_prompt_stored_by_a_host_that_died_before_its_runner_is_answered(alice
 def test_a_note_stored_with_no_reply_is_never_answered(alice, llm, fast_server):
     from agentserver.clock import now_ms
     from sessions_app.runtime import leases
-    from sessions_app.runtime.message_queue import NO_REPLY_KEY
+    from sessions_app.store.messages import NO_REPLY_KEY
 
     client = alice.client
     session = client.post(f"{fast_server.url}/session", params={"directory": str(alice.repo)}, json={}).json()

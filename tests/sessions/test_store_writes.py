@@ -95,7 +95,8 @@ def test_a_new_message_whose_id_another_session_holds_is_refused(alice):
 
 def test_the_queue_behind_an_answered_prompt_leaves_no_reply_notes_out(alice):
     """runtime/message_queue.queued_after: what a waiting prompt asks before it lets its request go."""
-    from sessions_app.runtime.message_queue import NO_REPLY_KEY, next_pending, queued_after
+    from sessions_app.runtime.message_queue import next_pending, queued_after
+    from sessions_app.store.messages import NO_REPLY_KEY
 
     session = _session(alice)
     answered = add_message(session.id)["info"]["id"]

@@ -29,12 +29,9 @@ def _paths_of(data: dict, directory: str) -> list[str]:
 
 def last_known(session_id: str, path: str, directory: str) -> int | None:
     """ms time of the latest completed read/write/edit of `path` in the session, or None."""
-    from sessions_app.models import Part
+    from sessions_app.store.messages import completed_tool_data
 
-    rows = (Part.objects.filter(session_id=session_id, type="tool", data__tool__in=_KNOWING_TOOLS,
-                                data__state__status="completed")
-            .order_by("-id").values_list("data", flat=True)[:500])
-    for data in rows:
+    for data in completed_tool_data(session_id, tools=_KNOWING_TOOLS, limit=500):
         if path in _paths_of(data, directory):
             end = ((data.get("state") or {}).get("time") or {}).get("end")
             return int(end) if isinstance(end, (int, float)) else 0

@@ -50,9 +50,9 @@ def _valid(questions) -> list[dict]:
 
 
 def _session(session_id: str):
-    from sessions_app.models import Session
+    from sessions_app.store.sessions import session_by_id
 
-    return Session.objects.get(id=session_id)
+    return session_by_id(session_id)
 
 
 class QuestionTool(Tool):

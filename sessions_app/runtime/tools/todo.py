@@ -31,18 +31,18 @@ READ_DESCRIPTION = "Use this tool to read your todo list"
 
 
 def _todos(session_id: str) -> list[dict]:
-    from sessions_app.models import Todo
+    from sessions_app.store.todos import todos_of
     from sessions_app.wire import todo_wire
 
-    return [todo_wire(t) for t in Todo.objects.filter(session_id=session_id).order_by("position")]
+    return [todo_wire(t) for t in todos_of(session_id)]
 
 
 def _replace(session_id: str, todos: list[dict]) -> list[dict]:
-    from sessions_app.models import Session
+    from sessions_app.store.sessions import session_by_id
     from sessions_app.store.todos import todos_replace
     from sessions_app.wire import todo_wire
 
-    session = Session.objects.get(id=session_id)
+    session = session_by_id(session_id)
     return [todo_wire(t) for t in todos_replace(session=session, todos=todos)]
 
 
