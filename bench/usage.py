@@ -24,19 +24,20 @@ sys.path[0] = str(ROOT)
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
 os.environ.setdefault("SECRET_KEY", "usage-bench")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 
-from django.contrib.auth import get_user_model  # noqa: E402
-from django.contrib.auth.models import Group  # noqa: E402
-from django.core.management import call_command  # noqa: E402
-from django.db import connection, transaction  # noqa: E402
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management import call_command
+from django.db import connection, transaction
 
-from usage_app import budgets, selectors, services  # noqa: E402
-from usage_app.calls import ModelCall  # noqa: E402
-from usage_app.models import Budget, UsageDay, UsageRecord  # noqa: E402
-from usage_app.zone import usage_zone  # noqa: E402
+from usage_app import budgets, dashboard, selectors, services
+from usage_app.calls import ModelCall
+from usage_app.models import Budget, UsageDay, UsageRecord
+from usage_app.periods import day_start
+from usage_app.zone import usage_zone
 
 PEOPLE = 500
 SLOTS = 365 * 3  # each person starts a session every 8 hours, which uses one model
@@ -59,7 +60,7 @@ def make_rows(rows: int, person_ids: list[int]) -> float:
     start = time.monotonic()
     UsageRecord.objects.all().delete()
     UsageDay.objects.all().delete()
-    year_ago = dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=365)
+    year_ago = dt.datetime.now(dt.UTC) - dt.timedelta(days=365)
     if connection.vendor == "postgresql":
         count = len(person_ids)
         models = "ARRAY[" + ",".join(f"'{p}'" for p, _ in MODELS) + "]", \
@@ -112,7 +113,7 @@ def queries(person_id: int) -> list[tuple[str, object, selectors.UsageFilter, st
     User = get_user_model()
     person = User.objects.get(id=person_id)
     staff = User(username="bench-staff", is_staff=True)
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     month, year = now - dt.timedelta(days=30), now - dt.timedelta(days=365)
     F = selectors.UsageFilter
     return [
@@ -170,11 +171,54 @@ def time_budget_check(person_id: int, calls: int = 500) -> float:
     return elapsed
 
 
+def time_dashboard(person_ids: list[int], runs: int = 2) -> list[tuple[str, float, int]]:
+    """The admin dashboard's reads over the last 30 days (best of `runs`, ms): each read the page makes, then
+    the whole page's data (dashboard.dashboard_data, what the view renders), for everyone and a group of 50,
+    with a budget for everyone, the group and one person (so the budget list has people to rank)."""
+    User = get_user_model()
+    staff = User(username="bench-staff", is_staff=True)
+    team = Group.objects.get(name="usage-bench-team")
+    Budget.objects.all().delete()
+    Budget.objects.create(scope="everyone", period="month", amount=100000)
+    Budget.objects.create(scope="group", group=team, period="week", amount=100000)
+    Budget.objects.create(scope="person", person_id=person_ids[0], period="day", amount=100000)
+    today = dt.datetime.now(usage_zone()).date()
+    first = today - dt.timedelta(days=dashboard.DEFAULT_DAYS - 1)
+    results = []
+    for whose, group in (("everyone", None), ("group of 50", team)):
+        wanted = selectors.UsageFilter(since=day_start(first),
+                                       until=day_start(today + dt.timedelta(days=1)),
+                                       group=group.name if group else None)
+        reads = [
+            ("per day by person", lambda w=wanted: selectors.cost_per_day(viewer=staff, wanted=w, split="person")[1]),
+            ("per day by model", lambda w=wanted: selectors.cost_per_day(viewer=staff, wanted=w, split="model")[1]),
+            ("top 10 sessions", lambda w=wanted: selectors.usage_summary(viewer=staff, wanted=w, group_by="session",
+                                                                         first=dashboard.TOP_SESSIONS)),
+            ("nearest budgets", lambda w=wanted: budgets.nearest_budgets(viewer=staff, wanted=w)),
+            ("whole page, by person", lambda g=group: dashboard.dashboard_data(
+                viewer=staff, first=first, last=today, group=g, person=None, provider="", model="",
+                split="person")["chart"]["series"]),
+            ("whole page, by model", lambda g=group: dashboard.dashboard_data(
+                viewer=staff, first=first, last=today, group=g, person=None, provider="", model="",
+                split="model")["chart"]["series"]),
+        ]
+        for name, read in reads:
+            best, answered = float("inf"), 0
+            for _ in range(runs):
+                start = time.monotonic()
+                answered = len(read())
+                best = min(best, time.monotonic() - start)
+            results.append((f"dashboard, {whose}: {name}", best * 1000, answered))
+    Budget.objects.all().delete()
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=None)
     parser.add_argument("--keep", action="store_true", help="reuse the records and day rows already there")
     parser.add_argument("--no-rollup", action="store_true")
+    parser.add_argument("--dashboard-only", action="store_true", help="time only the dashboard's reads")
     options = parser.parse_args()
     rows = options.rows or (5_000_000 if connection.vendor == "postgresql" else 200_000)
     call_command("migrate", verbosity=0)
@@ -182,6 +226,14 @@ def main() -> None:
     if not (options.keep and UsageRecord.objects.exists()):
         print(f"making {rows:,} records on {connection.vendor} ...", flush=True)
         print(f"  made in {make_rows(rows, person_ids):.1f} s", flush=True)
+    if options.dashboard_only:
+        analyze()
+        print(f"{UsageRecord.objects.count():,} records, {UsageDay.objects.count():,} day rows, "
+              f"load average {os.getloadavg()[0]:.1f}")
+        for name, ms, answered in time_dashboard(person_ids):
+            print(f"{name:48}{ms:10.1f} ms ({answered} rows)", flush=True)
+        print(f"load average {os.getloadavg()[0]:.1f}")
+        return
     print(f"counting one model call: {time_accounting(person_ids[0]):.3f} ms CPU (insert + transaction)")
     print(f"budget check before a call: {time_budget_check(person_ids[0]):.3f} ms CPU (3 budgets apply)")
     analyze()  # the planner's statistics of the rows as they are (autovacuum may not have come by yet)
