@@ -1,10 +1,15 @@
-"""Reads of the usage records and their daily rollups, scoped to the caller: anyone reads their own usage,
-staff everyone's. Every query reads both tables and adds them up, so rolling records up changes no answer
-(for periods that start and end on day boundaries of the usage time zone)."""
+"""Reads of the usage, scoped to the caller: anyone reads their own usage, staff everyone's.
+
+Where each answer comes from: the period's whole days (usage time zone) from the day totals per person and
+model (UsageDayTotal, a few rows per person and day, counted with each call), the rest — a part of a day at
+either end of the period, and anything by session — from the records and the days rolled up per session
+(UsageDay), added up. A call is counted in either once it has ended (not while in flight). So the answers
+are the same whichever table they come from, and rolling records up changes none (for periods that start and
+end on day boundaries)."""
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import reduce
 from operator import or_
 
@@ -14,7 +19,7 @@ from django.db.models import Count, Q, QuerySet, Sum
 
 from agentserver.errors import Forbidden, NotFound
 from usage_app import charts
-from usage_app.models import UsageDay, UsageRecord
+from usage_app.models import IN_FLIGHT, UsageDay, UsageDayTotal, UsageRecord
 from usage_app.periods import day_start, first_whole_day
 from usage_app.zone import usage_zone
 
@@ -93,7 +98,7 @@ def _filtered(queryset: QuerySet, wanted: UsageFilter, person_id: int | None, gr
 
 
 def _records(wanted: UsageFilter, person_id, group) -> QuerySet:
-    queryset = _filtered(UsageRecord.objects.all(), wanted, person_id, group)
+    queryset = _filtered(UsageRecord.objects.exclude(outcome=IN_FLIGHT), wanted, person_id, group)
     if wanted.since is not None:
         queryset = queryset.filter(at__gte=wanted.since)
     if wanted.until is not None:
@@ -109,6 +114,39 @@ def _days(wanted: UsageFilter, person_id, group) -> QuerySet:
     if wanted.until is not None:
         queryset = queryset.filter(day__lt=first_whole_day(wanted.until))
     return queryset
+
+
+def _totals(wanted: UsageFilter, person_id, group, first: dt.date | None, after: dt.date | None) -> QuerySet:
+    """The day totals of the days [first, after) (None: no bound)."""
+    queryset = _filtered(UsageDayTotal.objects.all(), wanted, person_id, group)
+    if first is not None:
+        queryset = queryset.filter(day__gte=first)
+    if after is not None:
+        queryset = queryset.filter(day__lt=after)
+    return queryset
+
+
+def _sources(wanted: UsageFilter, person_id, group, *, by_session: bool = False) -> list[QuerySet]:
+    """The querysets whose sums, added up, answer `wanted`: the day totals for the whole days of the period,
+    the records and rolled-up days for a part of a day at either end; records and rolled-up days alone for
+    anything by session (the totals have no sessions) and for a period within one day."""
+    if by_session or wanted.session_id is not None:
+        return [_records(wanted, person_id, group), _days(wanted, person_id, group)]
+    first = first_whole_day(wanted.since) if wanted.since is not None else None
+    after = wanted.until.astimezone(usage_zone()).date() if wanted.until is not None else None
+    if first is not None and after is not None and first >= after:
+        return [_records(wanted, person_id, group), _days(wanted, person_id, group)]
+    sources = [_totals(wanted, person_id, group, first, after)]
+    if first is not None and day_start(first) != wanted.since:
+        sources.append(_records(replace(wanted, until=day_start(first)), person_id, group))  # no rolled-up day
+    if after is not None and day_start(after) != wanted.until:
+        tail = replace(wanted, since=day_start(after))
+        sources += [_records(tail, person_id, group), _days(tail, person_id, group)]
+    return sources
+
+
+def _sums(queryset: QuerySet, fields: list[str]) -> list[dict]:
+    return (_record_sums if queryset.model is UsageRecord else _day_sums)(queryset, fields)
 
 
 def _record_sums(queryset: QuerySet, fields: list[str]) -> list[dict]:
@@ -137,15 +175,16 @@ def usage_summary(*, viewer, wanted: UsageFilter, group_by: str | None, first: i
     rather than thousands of sessions rendered for ten."""
     person_id, group = check_usage_scope(viewer=viewer, wanted=wanted)
     fields = group_fields(group_by)
-    records, days = _records(wanted, person_id, group), _days(wanted, person_id, group)
-    if first is not None and not days.exists():
-        # The first N by cost alone (one sum), then all the sums of those N only.
+    sources = _sources(wanted, person_id, group, by_session="session_id" in fields)
+    records, days = sources if "session_id" in fields else (None, None)
+    if first is not None and records is not None and not days.exists():
+        # Records alone: the first N by cost alone (one sum), then all the sums of those N only.
         top = list(records.values(*fields).annotate(spent=Sum("cost")).order_by("-spent")[:first]
                    .values_list(*fields))
         chosen = reduce(or_, (Q(**dict(zip(fields, key, strict=True))) for key in top), Q(pk__in=[]))
         summed = _record_sums(records.filter(chosen), fields)
     else:
-        summed = _record_sums(records, fields) + _day_sums(days, fields)
+        summed = [row for source in sources for row in _sums(source, fields)]
     merged: dict[tuple, dict] = {}
     for row in summed:
         key = tuple(row[field] for field in fields)
@@ -168,12 +207,13 @@ def cost_per_day(*, viewer, wanted: UsageFilter, split: str,
     """The cost and calls of each day split by "person" or "model" (usage_summary's "day,person" and
     "day,model" added up the same way), with the `named` keys that cost most in the period by name and the
     rest together as charts.OTHERS. One lean query per table (two sums, as tuples), not the API's rendered
-    rows. Returns (the labels, most expensive first; rows {day, label, cost, calls} in order of days)."""
+    rows; for whole days, the day totals. Returns (the labels, most expensive first; rows {day, label, cost,
+    calls} in order of days)."""
     person_id, group = check_usage_scope(viewer=viewer, wanted=wanted)
     fields = PART_FIELDS[split]
     sums: dict[tuple, list] = {}
-    for queryset, calls in ((_records(wanted, person_id, group), Count("id")),
-                            (_days(wanted, person_id, group), Sum("calls"))):
+    for queryset in _sources(wanted, person_id, group):
+        calls = Count("id") if queryset.model is UsageRecord else Sum("calls")
         for day, *key, spent, count in (queryset.values("day", *fields).annotate(spent=Sum("cost"), count=calls)
                                         .order_by().values_list("day", *fields, "spent", "count")):
             total = sums.setdefault((day, tuple(key)), [0.0, 0])

@@ -3,26 +3,93 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import asdict
+from functools import cache
 
 from django.db import connection
 from django.db.models import Count, Max, Q, Sum
 
 from agentserver.db import sql
+from agentserver.workers.liveness import WORKER_ID
 from usage_app.calls import ModelCall
-from usage_app.models import UsageDay, UsageRecord
+from usage_app.models import IN_FLIGHT, UsageDay, UsageDayTotal, UsageRecord
 from usage_app.zone import usage_zone
 
+ENDED = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens", "cost",
+         "priced", "usage_reported", "credential", "duration_ms", "outcome")
 
-def record_insert(call: ModelCall) -> bool:
-    """Insert the call's record; one with the same call id already there wins (a write retried after a
-    crash, an abort arriving after the step end) and this one is dropped. Whether it was inserted."""
+
+def _row(call: ModelCall) -> UsageRecord:
     fields = asdict(call)
     started_ms = fields.pop("started_ms")
     fields["person_key"] = fields["person_id"]
-    at = dt.datetime.fromtimestamp(started_ms / 1000, tz=dt.timezone.utc)
-    row = UsageRecord(at=at, day=at.astimezone(usage_zone()).date(), **fields)
-    sql.insert(UsageRecord, [row], generated_pk=True, skip_conflicts=True)
-    return row.pk is not None
+    at = dt.datetime.fromtimestamp(started_ms / 1000, tz=dt.UTC)
+    return UsageRecord(at=at, day=at.astimezone(usage_zone()).date(), worker=WORKER_ID, **fields)
+
+
+def record_start(call: ModelCall) -> None:
+    """The call's record as its request goes out (outcome in_flight, nothing used yet), so that a worker's
+    death cannot lose it: counted nowhere until it ends. A record already there is left as it is."""
+    sql.insert(UsageRecord, [_row(call)], generated_pk=True, skip_conflicts=True)
+
+
+def record_end(call: ModelCall) -> bool:
+    """The call ended: its in-flight record takes what it used and how it ended, or, when there is none (a
+    call whose start was not written), its record is inserted. A record that had ended already wins (an
+    abort arriving after the step end; a call a worker that adopted the session ended as aborted): this
+    ending is dropped. Whether it was counted; when it was, its day total is added to (same transaction)."""
+    row = _row(call)
+    ended = sql.update(UsageRecord, {"call_id": call.call_id, "outcome": IN_FLIGHT},
+                       {name: getattr(row, name) for name in ENDED}) == 1
+    if not ended:
+        sql.insert(UsageRecord, [row], generated_pk=True, skip_conflicts=True)
+        ended = row.pk is not None
+    if ended:
+        _add_to_day_total(row)
+    return ended
+
+
+def end_dead_calls(session_ids: list[str], alive) -> int:
+    """The in-flight records of these sessions made by another worker that `alive` (a set of worker ids →
+    those alive) says is dead: ended as aborted, with no usage reported (it died with the worker), and
+    counted. How many."""
+    dead = {}
+    for row in UsageRecord.objects.filter(session_id__in=session_ids, outcome=IN_FLIGHT).exclude(worker=WORKER_ID):
+        dead.setdefault(row.worker, []).append(row)
+    for worker in alive(set(dead)):
+        dead.pop(worker, None)
+    ended = 0
+    for row in (row for rows in dead.values() for row in rows):
+        row.outcome, row.usage_reported = "aborted", False
+        if sql.update(UsageRecord, {"call_id": row.call_id, "outcome": IN_FLIGHT},
+                      {"outcome": row.outcome, "usage_reported": False}) == 1:
+            _add_to_day_total(row)
+            ended += 1
+    return ended
+
+
+DAY_TOTAL_SUMS = ("calls", "failed_calls", "unpriced_calls", "unreported_calls", "input_tokens", "output_tokens",
+                  "reasoning_tokens", "cache_read_tokens", "cache_write_tokens", "cost", "duration_ms")
+
+
+@cache
+def _day_total_upsert() -> str:
+    """INSERT … ON CONFLICT DO UPDATE adding to the row (PostgreSQL and SQLite alike), spelt out once."""
+    quote, table = connection.ops.quote_name, connection.ops.quote_name(UsageDayTotal._meta.db_table)
+    key = ("day", "person_key", "provider_id", "model_id")
+    columns = ", ".join(quote(name) for name in (*key, *DAY_TOTAL_SUMS))
+    added = ", ".join(f"{quote(name)} = {table}.{quote(name)} + EXCLUDED.{quote(name)}" for name in DAY_TOTAL_SUMS)
+    return (f"INSERT INTO {table} ({columns}) VALUES ({', '.join(['%s'] * (len(key) + len(DAY_TOTAL_SUMS)))}) "
+            f"ON CONFLICT ({', '.join(quote(name) for name in key)}) DO UPDATE SET {added}")
+
+
+def _add_to_day_total(row: UsageRecord) -> None:
+    """One ended call added to its day's total (in the caller's transaction)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_day_total_upsert(), [
+            connection.ops.adapt_datefield_value(row.day), row.person_key, row.provider_id, row.model_id,
+            1, int(row.outcome in ("error", "aborted")), int(not row.priced), int(not row.usage_reported),
+            row.input_tokens, row.output_tokens, row.reasoning_tokens, row.cache_read_tokens,
+            row.cache_write_tokens, float(row.cost), row.duration_ms])
 
 
 ROLLED_SUMS = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens",
@@ -31,12 +98,14 @@ DAY_KEY = ("day", "person_key", "session_id", "provider_id", "model_id")
 
 
 def roll_up_before(cutoff: dt.datetime) -> tuple[int, int]:
-    """Sum the records that started before `cutoff` into UsageDay rows and delete them. The caller holds the
-    transaction. Records written meanwhile (a higher id) are left for the next time."""
-    last_id = UsageRecord.objects.filter(at__lt=cutoff).aggregate(last=Max("id"))["last"]
+    """Sum the records that started before `cutoff` into UsageDay rows and delete them (their calls stay in
+    the day totals, which counted them when they ended). The caller holds the transaction. Records written
+    meanwhile (a higher id) are left for the next time."""
+    ended = UsageRecord.objects.exclude(outcome=IN_FLIGHT)  # a call still in flight is rolled up once it ends
+    last_id = ended.filter(at__lt=cutoff).aggregate(last=Max("id"))["last"]
     if last_id is None:
         return 0, 0
-    rolled = UsageRecord.objects.filter(at__lt=cutoff, id__lte=last_id)
+    rolled = ended.filter(at__lt=cutoff, id__lte=last_id)
     sums = {name: Sum(name) for name in ROLLED_SUMS}
     groups = list(rolled.values("day", "person_key", "person_id", "session_id", "provider_id", "model_id")
                   .annotate(calls=Count("id"), failed_calls=Count("id", filter=Q(outcome__in=("error", "aborted"))),

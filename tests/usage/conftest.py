@@ -21,12 +21,51 @@ def assistant_messages(persona, session_id: str) -> list[dict]:
     return [m for m in persona.get(f"/session/{session_id}/message").json() if m["info"]["role"] == "assistant"]
 
 
+def assert_totals_match_records() -> None:
+    """The day totals (UsageDayTotal) equal the sums of the ended records and rolled-up days, per day, person
+    and model: what the charts and budgets read is what the records say."""
+    from django.db.models import Count, Q, Sum
+
+    from usage_app.models import UsageDay, UsageDayTotal, UsageRecord
+
+    key = ("day", "person_key", "provider_id", "model_id")
+    summed = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens",
+              "duration_ms")
+    expected: dict[tuple, list] = {}
+
+    def add(row: dict) -> None:
+        total = expected.setdefault(tuple(row[name] for name in key), [0] * (5 + len(summed)))
+        values = [row["calls"], row["failed_calls"], row["unpriced_calls"], row["unreported_calls"],
+                  *(row[name] for name in summed)]
+        for index, value in enumerate(values):
+            total[index] += value or 0
+        total[-1] += round(row["cost"] or 0, 9)
+
+    for row in (UsageRecord.objects.exclude(outcome="in_flight").values(*key)
+                .annotate(calls=Count("id"), failed_calls=Count("id", filter=Q(outcome__in=("error", "aborted"))),
+                          unpriced_calls=Count("id", filter=Q(priced=False)),
+                          unreported_calls=Count("id", filter=Q(usage_reported=False)), cost=Sum("cost"),
+                          **{name: Sum(name) for name in summed}).order_by()):
+        add(row)
+    for row in UsageDay.objects.values(*key, "calls", "failed_calls", "unpriced_calls", "unreported_calls", "cost",
+                                       *summed):
+        add(row)
+    totals = {}
+    for row in UsageDayTotal.objects.values():
+        totals[tuple(row[name] for name in key)] = [
+            row["calls"], row["failed_calls"], row["unpriced_calls"], row["unreported_calls"],
+            *(row[name] for name in summed), 0]
+        totals[tuple(row[name] for name in key)][-1] = round(row["cost"], 9)
+    assert {k: [*v[:-1], round(v[-1], 9)] for k, v in expected.items()} == totals
+
+
 @pytest.fixture(autouse=True)
 def _no_records_left(alice):
-    from usage_app.models import UsageDay, UsageRecord
+    from usage_app.models import UsageDay, UsageDayTotal, UsageRecord
 
     UsageRecord.objects.all().delete()
     UsageDay.objects.all().delete()
+    UsageDayTotal.objects.all().delete()
     yield
 
 
@@ -46,10 +85,10 @@ def add_record(person, *, at: dt.datetime, session_id: str = "ses_usage_test", p
     """A record as the runtime writes it (through usage_app's own store), at a chosen time."""
     from agentserver import ids
     from usage_app.calls import ModelCall
-    from usage_app.store import record_insert
+    from usage_app.store import record_end
 
     user = getattr(person, "user", person)
-    record_insert(ModelCall(
+    record_end(ModelCall(
         call_id=call_id or ids.ascending("cal"), started_ms=int(at.timestamp() * 1000), person_id=user.id,
         session_id=session_id, message_id="", agent="build", purpose="step", provider_id=provider_id,
         model_id=model_id, input_tokens=input_tokens, output_tokens=output_tokens, reasoning_tokens=0,

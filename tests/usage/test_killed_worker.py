@@ -1,20 +1,22 @@
 """A worker killed with SIGKILL while a model call streams: the step it had completed is counted once (not
-again by the worker that adopts the turn), the call that was cut leaves no record (its usage died with the
-process: no record is ever half-written), and the call the adopting worker makes again is counted once."""
+again by the worker that adopts the turn); the call that was cut is not lost: its record, written in flight
+when the request went out, is ended as aborted (no usage reported: that died with the process) by the worker
+that adopts the session, once; and the call the adopting worker makes again is counted once. The day totals
+equal the records' sums throughout."""
 import signal
 
 from tests.fakes.fixtures import Reply
 from tests.runner.conftest import text_prompt, wait_until
 from tests.runner.test_restart_and_retry import FAST, Remote
 from tests.runner.test_turns_survive_a_kill import _finished
-from tests.usage.conftest import records
+from tests.usage.conftest import assert_totals_match_records, records
 
 STEP_USAGE = {"input": 1000, "output": 10, "reasoning": 0, "cache_read": 0, "cache_write": 0}
 CUT_USAGE = {"input": 7000, "output": 700, "reasoning": 0, "cache_read": 0, "cache_write": 0}
 AGAIN_USAGE = {"input": 3000, "output": 30, "reasoning": 0, "cache_read": 0, "cache_write": 0}
 
 
-def test_a_worker_killed_mid_call_counts_no_call_twice_and_loses_no_completed_one(alice, llm, server_factory):
+def test_a_worker_killed_mid_call_counts_no_call_twice_and_loses_none(alice, llm, server_factory):
     first = server_factory(FAST)
     a = Remote(alice, first.url)
     session_id = a.post("/session", params={"directory": str(alice.repo)}, json={"title": "killed"}).json()["id"]
@@ -30,7 +32,9 @@ def test_a_worker_killed_mid_call_counts_no_call_twice_and_loses_no_completed_on
         return any(len(text) > 20 for text in texts)
 
     wait_until(streaming_the_second_call, timeout=30)
-    assert [r.outcome for r in records(session_id=session_id)] == ["completed"]  # the first step's, committed
+    # The first step's, committed with it; the second call's, written as its request went out.
+    assert [r.outcome for r in records(session_id=session_id)] == ["completed", "in_flight"]
+    assert_totals_match_records()  # a call in flight is counted nowhere yet
     first.stop(signal.SIGKILL)
 
     second = server_factory(FAST)
@@ -42,10 +46,19 @@ def test_a_worker_killed_mid_call_counts_no_call_twice_and_loses_no_completed_on
     assert len(llm.requests) == 3  # the read step, the cut call, the call made again
 
     counted = records(session_id=session_id)
-    assert [(r.message_id, r.input_tokens, r.output_tokens, r.outcome) for r in counted] == [
+    [cut] = [r for r in counted if r.outcome == "aborted"]  # exactly one record of the cut call
+    assert (cut.input_tokens, cut.output_tokens, cut.cost, cut.usage_reported) == (0, 0, 0.0, False)
+    # Its step was removed to be made again (runtime/resume.py): the call made again has a message of its own.
+    assert cut.message_id not in {a["id"] for a in assistants}
+    assert [(r.message_id, r.input_tokens, r.output_tokens, r.outcome) for r in counted if r is not cut] == [
         (assistants[0]["id"], 1000, 10, "completed"), (assistants[1]["id"], 3000, 30, "completed")]
-    assert [r.cost for r in counted] == [a["cost"] for a in assistants]
+    assert [r.cost for r in counted if r is not cut] == [a["cost"] for a in assistants]
     total = b.get("/api/usage", params={"session": session_id}).json()["data"]
-    assert len(total) == 1 and total[0]["calls"] == 2 and total[0]["failedCalls"] == 0
+    assert len(total) == 1 and total[0]["calls"] == 3 and total[0]["failedCalls"] == 1
+    assert total[0]["unreportedCalls"] == 1
     assert total[0]["tokens"]["input"] == 4000 and total[0]["tokens"]["output"] == 40
     assert total[0]["cost"] == round(sum(a["cost"] for a in assistants), 10)
+    assert_totals_match_records()
+    by_day = b.get("/api/usage", params={"group_by": "day"}).json()["data"]  # from the day totals
+    assert [(row["calls"], row["failedCalls"], row["cost"]) for row in by_day] == [
+        (3, 1, round(sum(a["cost"] for a in assistants), 10))]
