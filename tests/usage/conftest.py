@@ -10,11 +10,15 @@ from tests.runner.conftest import (  # noqa: F401  (the runner's fixtures: a fak
 )
 
 
-def records(**filters) -> list:
-    """alice's usage records (the live server writes them to the test database), oldest first."""
+def records(*, in_flight: bool = False, **filters) -> list:
+    """The usage records of calls that ended (the live server writes them to the test database), oldest first;
+    `in_flight`: those of calls still under way too."""
     from usage_app.models import UsageRecord
 
-    return list(UsageRecord.objects.filter(**filters).order_by("at", "id"))
+    found = UsageRecord.objects.filter(**filters)
+    if not in_flight:
+        found = found.exclude(outcome="in_flight")
+    return list(found.order_by("at", "id"))
 
 
 def assistant_messages(persona, session_id: str) -> list[dict]:
@@ -82,13 +86,14 @@ def staff(server, transactional_db):
 def add_record(person, *, at: dt.datetime, session_id: str = "ses_usage_test", provider_id: str = "fake",
                model_id: str = "fake-model", input_tokens: int = 100, output_tokens: int = 20, cost: float = 0.5,
                outcome: str = "completed", priced: bool = True, call_id: str | None = None) -> None:
-    """A record as the runtime writes it (through usage_app's own store), at a chosen time."""
+    """A record as the runtime writes it (through usage_app's own store), at a chosen time: ended (and counted
+    in its day's total), or written in flight (`outcome="in_flight"`)."""
     from agentserver import ids
     from usage_app.calls import ModelCall
-    from usage_app.store import record_end
+    from usage_app.store import record_end, record_start
 
     user = getattr(person, "user", person)
-    record_end(ModelCall(
+    (record_start if outcome == "in_flight" else record_end)(ModelCall(
         call_id=call_id or ids.ascending("cal"), started_ms=int(at.timestamp() * 1000), person_id=user.id,
         session_id=session_id, message_id="", agent="build", purpose="step", provider_id=provider_id,
         model_id=model_id, input_tokens=input_tokens, output_tokens=output_tokens, reasoning_tokens=0,

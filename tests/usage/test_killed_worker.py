@@ -33,7 +33,7 @@ def test_a_worker_killed_mid_call_counts_no_call_twice_and_loses_none(alice, llm
 
     wait_until(streaming_the_second_call, timeout=30)
     # The first step's, committed with it; the second call's, written as its request went out.
-    assert [r.outcome for r in records(session_id=session_id)] == ["completed", "in_flight"]
+    assert [r.outcome for r in records(session_id=session_id, in_flight=True)] == ["completed", "in_flight"]
     assert_totals_match_records()  # a call in flight is counted nowhere yet
     first.stop(signal.SIGKILL)
 
@@ -45,7 +45,7 @@ def test_a_worker_killed_mid_call_counts_no_call_twice_and_loses_none(alice, llm
     assert not any("error" in a for a in assistants)
     assert len(llm.requests) == 3  # the read step, the cut call, the call made again
 
-    counted = records(session_id=session_id)
+    counted = records(session_id=session_id, in_flight=True)
     [cut] = [r for r in counted if r.outcome == "aborted"]  # exactly one record of the cut call
     assert (cut.input_tokens, cut.output_tokens, cut.cost, cut.usage_reported) == (0, 0, 0.0, False)
     # Its step was removed to be made again (runtime/resume.py): the call made again has a message of its own.

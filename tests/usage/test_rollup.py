@@ -5,7 +5,7 @@ import datetime as dt
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.usage.conftest import add_record
+from tests.usage.conftest import add_record, assert_totals_match_records
 from usage_app.models import UsageDay, UsageRecord
 
 
@@ -30,9 +30,11 @@ def test_old_records_are_rolled_up_per_day_and_every_answer_stays_the_same(alice
     before = {g: usage(staff, **({"group_by": g} if g else {})) for g in groupings}
     alice_before = usage(alice, group_by="day")
 
+    assert_totals_match_records()
     call_command("usage", "rollup", "--older-than", "30")
 
     assert UsageRecord.objects.count() == 1
+    assert_totals_match_records()  # the day totals are the same, the records now partly rolled-up days
     assert UsageDay.objects.count() == 4  # alice 40 days ago ×2 models, alice 39 days ago, bob 40 days ago
     assert {g: usage(staff, **({"group_by": g} if g else {})) for g in groupings} == before
     assert usage(alice, group_by="day") == alice_before
@@ -56,3 +58,33 @@ def test_the_rollup_refuses_a_bad_age(alice):
         with pytest.raises(CommandError):
             call_command("usage", "rollup", "--older-than", age)
     assert UsageRecord.objects.count() == 1
+
+
+def test_a_period_with_parts_of_days_adds_the_day_totals_to_the_records_of_those_parts(alice, bob, staff):
+    """Whole days come from the day totals, a part of a day at either end from the records (and a rolled-up
+    day whose start lies in the period, as before): every period answers what the records alone said."""
+    for days, hour, cost in ((40, 6, 1.0), (40, 18, 2.0), (39, 3, 4.0), (3, 6, 8.0), (3, 18, 16.0), (2, 1, 32.0),
+                             (2, 23, 64.0), (1, 12, 128.0)):
+        add_record(alice, at=days_ago(days, hour), cost=cost)
+    add_record(bob, at=days_ago(3, 12), cost=256.0, model_id="other")
+    add_record(alice, at=days_ago(3, 7), cost=1000.0, outcome="in_flight")  # not ended: counted nowhere
+
+    def cost(**params):
+        return [(row.get("day"), row["cost"]) for row in usage(staff, **params)]
+
+    # A part of the day at the start, whole days, a part at the end; within one day; days only.
+    assert cost(since=days_ago(3, 12).isoformat(), until=days_ago(2, 12).isoformat()) == [(None, 16 + 256 + 32.0)]
+    assert cost(since=days_ago(3, 12).isoformat(), until=days_ago(1, 0).isoformat(), group_by="day") == [
+        (days_ago(3).date().isoformat(), 16 + 256.0), (days_ago(2).date().isoformat(), 96.0)]
+    assert cost(since=days_ago(3, 5).isoformat(), until=days_ago(3, 13).isoformat()) == [(None, 8 + 256.0)]
+    assert cost(since=days_ago(3, 0).isoformat(), until=days_ago(1, 0).isoformat()) == [(None, 8 + 16 + 256 + 96.0)]
+    by_person = usage(staff, since=days_ago(40, 12).isoformat(), until=days_ago(2, 12).isoformat(),
+                      group_by="person")
+    assert [(row["person"], row["cost"]) for row in by_person] == [("bob", 256.0), ("alice", 2 + 4 + 8 + 16 + 32.0)]
+
+    call_command("usage", "rollup", "--older-than", "30")
+    # A rolled-up day counts when its start lies in the period (it is not split), as before the day totals.
+    assert cost(since=days_ago(40, 12).isoformat(), until=days_ago(39, 12).isoformat()) == [(None, 4.0)]
+    assert cost(since=days_ago(41, 12).isoformat(), until=days_ago(40, 12).isoformat()) == [(None, 3.0)]
+    assert cost(since=days_ago(40, 0).isoformat(), until=days_ago(38, 0).isoformat()) == [(None, 7.0)]
+    assert_totals_match_records()
