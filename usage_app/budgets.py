@@ -22,7 +22,7 @@ from agentserver.db import sql
 from agentserver.errors import BudgetExceeded
 from agentserver.events import publisher as events
 from providers_app.errors import ProviderCallError
-from usage_app.models import PERIODS, Budget, UsageDay, UsageDayTotal, UsageRecord
+from usage_app.models import PERIODS, Budget, UsageDay, UsageDayTotal
 from usage_app.periods import day_start
 from usage_app.selectors import UsageFilter, check_usage_scope
 from usage_app.zone import usage_zone
@@ -141,10 +141,7 @@ def _person_totals(person_key: int, day: dt.date, week: dt.date, month: dt.date,
 
 
 _PERSON_TOTALS = sql.Query(_person_totals)
-_SESSION_RECORDS = sql.Query(
-    lambda session_id: UsageRecord.objects.filter(session_id=session_id).values("session_id")
-    .annotate(spent=Sum("cost")).values_list("spent", flat=True))
-_SESSION_DAYS = sql.Query(
+_SESSION_SPENT = sql.Query(
     lambda session_id: UsageDay.objects.filter(session_id=session_id).values("session_id")
     .annotate(spent=Sum("cost")).values_list("spent", flat=True))
 
@@ -157,7 +154,8 @@ def _person_spent(person_id: int, starts: dict[str, dt.datetime]) -> dict[str, f
 
 
 def _session_spent(session_id: str) -> float:
-    return float(_SESSION_RECORDS.first(session_id) or 0) + float(_SESSION_DAYS.first(session_id) or 0)
+    """What the session's ended calls cost: its day sums (UsageDay counts each call as it ends)."""
+    return float(_SESSION_SPENT.first(session_id) or 0)
 
 
 def limits(*, person_id: int, session_id: str | None, now: dt.datetime | None = None) -> list[Limit]:

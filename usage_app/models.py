@@ -64,8 +64,9 @@ class UsageRecord(models.Model):
 
 
 class UsageDay(models.Model):
-    """The records of one day (in AGENTSERVER_USAGE_TIME_ZONE) of one person, session and model, summed
-    (`manage.py usage rollup`). The queries read these and the records alike."""
+    """Every ended call of one day (in AGENTSERVER_USAGE_TIME_ZONE) of one person, session and model, summed:
+    added to in the transaction that counts the call (usage_app.store), so it outlives the records
+    (`manage.py usage rollup` removes old ones). What the queries by session read for whole days."""
     day = models.DateField()
     person = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
                                related_name="usage_days")
@@ -91,6 +92,7 @@ class UsageDay(models.Model):
         indexes = [
             models.Index(fields=["person_key", "day"], name="usage_day_person"),
             models.Index(fields=["day"], name="usage_day_day"),
+            models.Index(fields=["session_id"], name="usage_day_session"),
         ]
 
     def __str__(self) -> str:
@@ -99,8 +101,8 @@ class UsageDay(models.Model):
 
 class UsageDayTotal(models.Model):
     """Every ended call of one day (in AGENTSERVER_USAGE_TIME_ZONE) of one person and model, summed: added to
-    in the transaction that counts the call (usage_app.store), whether its record is later rolled up or not.
-    What the charts, the totals and the budgets read for whole days; a few rows per person and day."""
+    in the transaction that counts the call (usage_app.store), as UsageDay is. What the charts, the totals
+    and the budgets read for whole days; a few rows per person and day."""
     day = models.DateField()
     person_key = models.IntegerField()
     provider_id = models.CharField(max_length=255)

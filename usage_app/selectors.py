@@ -1,11 +1,10 @@
 """Reads of the usage, scoped to the caller: anyone reads their own usage, staff everyone's.
 
-Where each answer comes from: the period's whole days (usage time zone) from the day totals per person and
-model (UsageDayTotal, a few rows per person and day, counted with each call), the rest — a part of a day at
-either end of the period, and anything by session — from the records and the days rolled up per session
-(UsageDay), added up. A call is counted in either once it has ended (not while in flight). So the answers
-are the same whichever table they come from, and rolling records up changes none (for periods that start and
-end on day boundaries)."""
+Where each answer comes from: the period's whole days (usage time zone) from the day sums, which count each
+call as it ends — per person and model (UsageDayTotal, a few rows per person and day) or, for anything by
+session, per session (UsageDay) — and a part of a day at either end of the period from the records. A call
+counts once it has ended, not while in flight. So an answer is the same whichever table it comes from; the
+rollup, which removes old records, changes none over whole days (a part of a rolled-up day counts nothing)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -106,19 +105,10 @@ def _records(wanted: UsageFilter, person_id, group) -> QuerySet:
     return queryset
 
 
-def _days(wanted: UsageFilter, person_id, group) -> QuerySet:
-    """The rolled-up days whose start lies in the period (a rolled-up day is not split)."""
-    queryset = _filtered(UsageDay.objects.all(), wanted, person_id, group)
-    if wanted.since is not None:
-        queryset = queryset.filter(day__gte=first_whole_day(wanted.since))
-    if wanted.until is not None:
-        queryset = queryset.filter(day__lt=first_whole_day(wanted.until))
-    return queryset
-
-
-def _totals(wanted: UsageFilter, person_id, group, first: dt.date | None, after: dt.date | None) -> QuerySet:
-    """The day totals of the days [first, after) (None: no bound)."""
-    queryset = _filtered(UsageDayTotal.objects.all(), wanted, person_id, group)
+def _day_sums_of(model, wanted: UsageFilter, person_id, group, first: dt.date | None,
+                 after: dt.date | None) -> QuerySet:
+    """The day sums (UsageDay or UsageDayTotal) of the days [first, after) (None: no bound)."""
+    queryset = _filtered(model.objects.all(), wanted, person_id, group)
     if first is not None:
         queryset = queryset.filter(day__gte=first)
     if after is not None:
@@ -127,21 +117,19 @@ def _totals(wanted: UsageFilter, person_id, group, first: dt.date | None, after:
 
 
 def _sources(wanted: UsageFilter, person_id, group, *, by_session: bool = False) -> list[QuerySet]:
-    """The querysets whose sums, added up, answer `wanted`: the day totals for the whole days of the period,
-    the records and rolled-up days for a part of a day at either end; records and rolled-up days alone for
-    anything by session (the totals have no sessions) and for a period within one day."""
-    if by_session or wanted.session_id is not None:
-        return [_records(wanted, person_id, group), _days(wanted, person_id, group)]
+    """The querysets whose sums, added up, answer `wanted`: the day sums (per session when the grouping or the
+    filter names sessions, else the day totals) for the whole days of the period, the records for a part of a
+    day at either end (or for a period within one day)."""
     first = first_whole_day(wanted.since) if wanted.since is not None else None
     after = wanted.until.astimezone(usage_zone()).date() if wanted.until is not None else None
     if first is not None and after is not None and first >= after:
-        return [_records(wanted, person_id, group), _days(wanted, person_id, group)]
-    sources = [_totals(wanted, person_id, group, first, after)]
+        return [_records(wanted, person_id, group)]
+    model = UsageDay if by_session or wanted.session_id is not None else UsageDayTotal
+    sources = [_day_sums_of(model, wanted, person_id, group, first, after)]
     if first is not None and day_start(first) != wanted.since:
-        sources.append(_records(replace(wanted, until=day_start(first)), person_id, group))  # no rolled-up day
+        sources.append(_records(replace(wanted, until=day_start(first)), person_id, group))
     if after is not None and day_start(after) != wanted.until:
-        tail = replace(wanted, since=day_start(after))
-        sources += [_records(tail, person_id, group), _days(tail, person_id, group)]
+        sources.append(_records(replace(wanted, since=day_start(after)), person_id, group))
     return sources
 
 
@@ -171,18 +159,18 @@ def _summed(queryset: QuerySet, fields: list[str], **sums) -> list[dict]:
 def usage_summary(*, viewer, wanted: UsageFilter, group_by: str | None, first: int | None = None) -> list[dict]:
     """Usage summed per `group_by` (GROUPINGS; None: one row for the whole selection), as the API renders
     it: most expensive first; by day in order of days (then most expensive first within a day). `first`: only
-    the first N (a grouping without days), picked by the database when the period has no rolled-up day,
-    rather than thousands of sessions rendered for ten."""
+    the first N (a grouping without days), picked by the database when one table answers (a period of whole
+    days), rather than thousands of sessions rendered for ten."""
     person_id, group = check_usage_scope(viewer=viewer, wanted=wanted)
     fields = group_fields(group_by)
     sources = _sources(wanted, person_id, group, by_session="session_id" in fields)
-    records, days = sources if "session_id" in fields else (None, None)
-    if first is not None and records is not None and not days.exists():
-        # Records alone: the first N by cost alone (one sum), then all the sums of those N only.
-        top = list(records.values(*fields).annotate(spent=Sum("cost")).order_by("-spent")[:first]
+    if first is not None and fields and len(sources) == 1:
+        # One table: the first N by cost alone (one sum), then all the sums of those N only.
+        [source] = sources
+        top = list(source.values(*fields).annotate(spent=Sum("cost")).order_by("-spent")[:first]
                    .values_list(*fields))
         chosen = reduce(or_, (Q(**dict(zip(fields, key, strict=True))) for key in top), Q(pk__in=[]))
-        summed = _record_sums(records.filter(chosen), fields)
+        summed = _sums(source.filter(chosen), fields)
     else:
         summed = [row for source in sources for row in _sums(source, fields)]
     merged: dict[tuple, dict] = {}

@@ -44,16 +44,16 @@ def check_rollup_age(*, older_than_days: int) -> int:
     return older_than_days
 
 
-def do_rollup(*, older_than_days: int) -> tuple[int, int]:
-    """Records of the days that ended `older_than_days` days ago or earlier (usage time zone) summed per day,
-    person, session, provider and model into UsageDay rows (added to any already there) and removed, in
-    one transaction; then, on PostgreSQL, the tables are vacuumed. Returns (records rolled up, day rows
-    written)."""
+def do_rollup(*, older_than_days: int) -> int:
+    """The records of the days that ended `older_than_days` days ago or earlier (usage time zone) removed, in
+    one transaction: their calls stay in the day sums per session and per person and model, which counted
+    them as they ended, so no answer by whole days changes. Then, on PostgreSQL, the table is vacuumed.
+    Returns how many records were removed."""
     check_rollup_age(older_than_days=older_than_days)
     today = dt.datetime.now(usage_zone()).date()
     cutoff = day_start(today - dt.timedelta(days=older_than_days - 1))
     with transaction.atomic():
-        rolled = store.roll_up_before(cutoff)
-    if rolled[0] and not transaction.get_connection().in_atomic_block:
+        removed = store.records_remove_before(cutoff)
+    if removed and not transaction.get_connection().in_atomic_block:
         store.tidy_after_rollup()
-    return rolled
+    return removed

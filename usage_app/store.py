@@ -6,7 +6,6 @@ from dataclasses import asdict
 from functools import cache
 
 from django.db import connection
-from django.db.models import Count, Max, Q, Sum
 
 from agentserver.db import sql
 from agentserver.workers.liveness import WORKER_ID
@@ -36,7 +35,7 @@ def record_end(call: ModelCall) -> bool:
     """The call ended: its in-flight record takes what it used and how it ended, or, when there is none (a
     call whose start was not written), its record is inserted. A record that had ended already wins (an
     abort arriving after the step end; a call a worker that adopted the session ended as aborted): this
-    ending is dropped. Whether it was counted; when it was, its day total is added to (same transaction)."""
+    ending is dropped. Whether it was counted; when it was, its day sums are added to (same transaction)."""
     row = _row(call)
     ended = sql.update(UsageRecord, {"call_id": call.call_id, "outcome": IN_FLIGHT},
                        {name: getattr(row, name) for name in ENDED}) == 1
@@ -44,7 +43,7 @@ def record_end(call: ModelCall) -> bool:
         sql.insert(UsageRecord, [row], generated_pk=True, skip_conflicts=True)
         ended = row.pk is not None
     if ended:
-        _add_to_day_total(row)
+        _add_to_day_sums(row)
     return ended
 
 
@@ -62,82 +61,55 @@ def end_dead_calls(session_ids: list[str], alive) -> int:
         row.outcome, row.usage_reported = "aborted", False
         if sql.update(UsageRecord, {"call_id": row.call_id, "outcome": IN_FLIGHT},
                       {"outcome": row.outcome, "usage_reported": False}) == 1:
-            _add_to_day_total(row)
+            _add_to_day_sums(row)
             ended += 1
     return ended
 
 
-DAY_TOTAL_SUMS = ("calls", "failed_calls", "unpriced_calls", "unreported_calls", "input_tokens", "output_tokens",
-                  "reasoning_tokens", "cache_read_tokens", "cache_write_tokens", "cost", "duration_ms")
+DAY_SUMS = ("calls", "failed_calls", "unpriced_calls", "unreported_calls", "input_tokens", "output_tokens",
+            "reasoning_tokens", "cache_read_tokens", "cache_write_tokens", "cost", "duration_ms")
+DAY_KEYS = {UsageDay: ("day", "person_key", "session_id", "provider_id", "model_id"),
+            UsageDayTotal: ("day", "person_key", "provider_id", "model_id")}
 
 
 @cache
-def _day_total_upsert() -> str:
-    """INSERT … ON CONFLICT DO UPDATE adding to the row (PostgreSQL and SQLite alike), spelt out once."""
-    quote, table = connection.ops.quote_name, connection.ops.quote_name(UsageDayTotal._meta.db_table)
-    key = ("day", "person_key", "provider_id", "model_id")
-    columns = ", ".join(quote(name) for name in (*key, *DAY_TOTAL_SUMS))
-    added = ", ".join(f"{quote(name)} = {table}.{quote(name)} + EXCLUDED.{quote(name)}" for name in DAY_TOTAL_SUMS)
-    return (f"INSERT INTO {table} ({columns}) VALUES ({', '.join(['%s'] * (len(key) + len(DAY_TOTAL_SUMS)))}) "
+def _day_sum_upsert(model) -> str:
+    """INSERT … ON CONFLICT DO UPDATE adding to the row of the call's key (SQLite and PostgreSQL alike),
+    spelt out once per table."""
+    quote, table = connection.ops.quote_name, connection.ops.quote_name(model._meta.db_table)
+    key = DAY_KEYS[model]
+    extra = ("person_id",) if model is UsageDay else ()
+    columns = ", ".join(quote(name) for name in (*key, *extra, *DAY_SUMS))
+    added = ", ".join(f"{quote(name)} = {table}.{quote(name)} + EXCLUDED.{quote(name)}" for name in DAY_SUMS)
+    return (f"INSERT INTO {table} ({columns}) VALUES ({', '.join(['%s'] * (len(key) + len(extra) + len(DAY_SUMS)))}) "
             f"ON CONFLICT ({', '.join(quote(name) for name in key)}) DO UPDATE SET {added}")
 
 
-def _add_to_day_total(row: UsageRecord) -> None:
-    """One ended call added to its day's total (in the caller's transaction)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_day_total_upsert(), [
-            connection.ops.adapt_datefield_value(row.day), row.person_key, row.provider_id, row.model_id,
-            1, int(row.outcome in ("error", "aborted")), int(not row.priced), int(not row.usage_reported),
+def _add_to_day_sums(row: UsageRecord) -> None:
+    """One ended call added to its day's sums per session (UsageDay) and per person and model (UsageDayTotal),
+    in the caller's transaction."""
+    day = connection.ops.adapt_datefield_value(row.day)
+    sums = [1, int(row.outcome in ("error", "aborted")), int(not row.priced), int(not row.usage_reported),
             row.input_tokens, row.output_tokens, row.reasoning_tokens, row.cache_read_tokens,
-            row.cache_write_tokens, float(row.cost), row.duration_ms])
+            row.cache_write_tokens, float(row.cost), row.duration_ms]
+    with connection.cursor() as cursor:
+        cursor.execute(_day_sum_upsert(UsageDay), [day, row.person_key, row.session_id, row.provider_id,
+                                                   row.model_id, row.person_id, *sums])
+        cursor.execute(_day_sum_upsert(UsageDayTotal), [day, row.person_key, row.provider_id, row.model_id, *sums])
 
 
-ROLLED_SUMS = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens",
-               "cost", "duration_ms")
-DAY_KEY = ("day", "person_key", "session_id", "provider_id", "model_id")
-
-
-def roll_up_before(cutoff: dt.datetime) -> tuple[int, int]:
-    """Sum the records that started before `cutoff` into UsageDay rows and delete them (their calls stay in
-    the day totals, which counted them when they ended). The caller holds the transaction. Records written
-    meanwhile (a higher id) are left for the next time."""
-    ended = UsageRecord.objects.exclude(outcome=IN_FLIGHT)  # a call still in flight is rolled up once it ends
-    last_id = ended.filter(at__lt=cutoff).aggregate(last=Max("id"))["last"]
-    if last_id is None:
-        return 0, 0
-    rolled = ended.filter(at__lt=cutoff, id__lte=last_id)
-    sums = {name: Sum(name) for name in ROLLED_SUMS}
-    groups = list(rolled.values("day", "person_key", "person_id", "session_id", "provider_id", "model_id")
-                  .annotate(calls=Count("id"), failed_calls=Count("id", filter=Q(outcome__in=("error", "aborted"))),
-                            unpriced_calls=Count("id", filter=Q(priced=False)),
-                            unreported_calls=Count("id", filter=Q(usage_reported=False)), **sums).order_by())
-    days = {group["day"] for group in groups}
-    existing = {tuple(getattr(row, name) for name in DAY_KEY): row
-                for row in UsageDay.objects.select_for_update().filter(day__in=days)}
-    added, changed = [], []
-    counted = ("calls", "failed_calls", "unpriced_calls", "unreported_calls", *ROLLED_SUMS)
-    for group in groups:
-        key = tuple(group[name] for name in DAY_KEY)
-        row = existing.get(key)
-        if row is None:
-            added.append(UsageDay(person_id=group["person_id"], **{name: group[name] for name in DAY_KEY},
-                                  **{name: group[name] or 0 for name in counted}))
-        else:
-            for name in counted:
-                setattr(row, name, getattr(row, name) + (group[name] or 0))
-            changed.append(row)
-    UsageDay.objects.bulk_create(added, batch_size=2000)
-    UsageDay.objects.bulk_update(changed, list(counted), batch_size=2000)
-    removed, _ = rolled.delete()
-    return removed, len(added) + len(changed)
+def records_remove_before(cutoff: dt.datetime) -> int:
+    """Remove the records of ended calls that started before `cutoff` (their calls stay in the day sums,
+    which counted them when they ended; a call still in flight stays until it ends). How many."""
+    removed, _ = UsageRecord.objects.exclude(outcome=IN_FLIGHT).filter(at__lt=cutoff).delete()
+    return removed
 
 
 def tidy_after_rollup() -> None:
-    """PostgreSQL: reclaim the deleted records and refresh the planner's statistics now (outside any
+    """PostgreSQL: reclaim the removed records and refresh the planner's statistics now (outside any
     transaction), rather than when autovacuum comes by: until then the indexes still point at every removed
     row, and a query by person read each of them."""
     if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:
-        for model in (UsageRecord, UsageDay):
-            cursor.execute(f"VACUUM ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
+        cursor.execute(f"VACUUM ANALYZE {connection.ops.quote_name(UsageRecord._meta.db_table)}")

@@ -26,41 +26,34 @@ def assistant_messages(persona, session_id: str) -> list[dict]:
 
 
 def assert_totals_match_records() -> None:
-    """The day totals (UsageDayTotal) equal the sums of the ended records and rolled-up days, per day, person
-    and model: what the charts and budgets read is what the records say."""
+    """The day sums equal what the records say: per day, person, session and model (UsageDay) the sums of
+    the ended records, for every day that still has its records (a rolled-up day has none left); per day,
+    person and model (UsageDayTotal) the sums of UsageDay. What the charts, budgets and session lists read is
+    what the records say."""
     from django.db.models import Count, Q, Sum
 
     from usage_app.models import UsageDay, UsageDayTotal, UsageRecord
 
-    key = ("day", "person_key", "provider_id", "model_id")
+    counts = ("calls", "failed_calls", "unpriced_calls", "unreported_calls")
     summed = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens",
-              "duration_ms")
-    expected: dict[tuple, list] = {}
+              "duration_ms", "cost")
 
-    def add(row: dict) -> None:
-        total = expected.setdefault(tuple(row[name] for name in key), [0] * (5 + len(summed)))
-        values = [row["calls"], row["failed_calls"], row["unpriced_calls"], row["unreported_calls"],
-                  *(row[name] for name in summed)]
-        for index, value in enumerate(values):
-            total[index] += value or 0
-        total[-1] += round(row["cost"] or 0, 9)
+    def keyed(rows, key) -> dict[tuple, tuple]:
+        return {tuple(row[name] for name in key): tuple(round(row[name] or 0, 9) for name in (*counts, *summed))
+                for row in rows}
 
-    for row in (UsageRecord.objects.exclude(outcome="in_flight").values(*key)
-                .annotate(calls=Count("id"), failed_calls=Count("id", filter=Q(outcome__in=("error", "aborted"))),
-                          unpriced_calls=Count("id", filter=Q(priced=False)),
-                          unreported_calls=Count("id", filter=Q(usage_reported=False)), cost=Sum("cost"),
-                          **{name: Sum(name) for name in summed}).order_by()):
-        add(row)
-    for row in UsageDay.objects.values(*key, "calls", "failed_calls", "unpriced_calls", "unreported_calls", "cost",
-                                       *summed):
-        add(row)
-    totals = {}
-    for row in UsageDayTotal.objects.values():
-        totals[tuple(row[name] for name in key)] = [
-            row["calls"], row["failed_calls"], row["unpriced_calls"], row["unreported_calls"],
-            *(row[name] for name in summed), 0]
-        totals[tuple(row[name] for name in key)][-1] = round(row["cost"], 9)
-    assert {k: [*v[:-1], round(v[-1], 9)] for k, v in expected.items()} == totals
+    key = ("day", "person_key", "session_id", "provider_id", "model_id")
+    records = keyed(UsageRecord.objects.exclude(outcome="in_flight").values(*key).annotate(
+        calls=Count("id"), failed_calls=Count("id", filter=Q(outcome__in=("error", "aborted"))),
+        unpriced_calls=Count("id", filter=Q(priced=False)),
+        unreported_calls=Count("id", filter=Q(usage_reported=False)),
+        **{f"{name}": Sum(name) for name in summed}).order_by(), key)
+    days = keyed(UsageDay.objects.values(), key)
+    recorded_days = {k[0] for k in records}
+    assert {k: v for k, v in days.items() if k[0] in recorded_days} == records
+    key = ("day", "person_key", "provider_id", "model_id")
+    assert keyed(UsageDayTotal.objects.values(), key) == keyed(
+        UsageDay.objects.values(*key).annotate(**{name: Sum(name) for name in (*counts, *summed)}).order_by(), key)
 
 
 @pytest.fixture(autouse=True)
