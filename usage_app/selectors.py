@@ -14,7 +14,7 @@ from operator import or_
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Case, Count, IntegerField, Q, QuerySet, Sum, Value, When
 
 from agentserver.errors import Forbidden, NotFound
 from usage_app import charts
@@ -194,32 +194,36 @@ def cost_per_day(*, viewer, wanted: UsageFilter, split: str,
                  named: int = charts.NAMED_SERIES) -> tuple[list[str], list[dict]]:
     """The cost and calls of each day split by "person" or "model" (usage_summary's "day,person" and
     "day,model" added up the same way), with the `named` keys that cost most in the period by name and the
-    rest together as charts.OTHERS. One lean query per table (two sums, as tuples), not the API's rendered
-    rows; for whole days, the day totals. Returns (the labels, most expensive first; rows {day, label, cost,
-    calls} in order of days)."""
+    rest together as charts.OTHERS. Two lean queries per table, the database doing the adding: the period's
+    cost per key (to pick the named ones), then each day's cost and calls per named key and for the others
+    (a few hundred rows as tuples, not a row per day and person). Returns (the labels, most expensive first;
+    rows {day, label, cost, calls} in order of days)."""
     person_id, group = check_usage_scope(viewer=viewer, wanted=wanted)
     fields = PART_FIELDS[split]
-    sums: dict[tuple, list] = {}
-    for queryset in _sources(wanted, person_id, group):
-        calls = Count("id") if queryset.model is UsageRecord else Sum("calls")
-        for day, *key, spent, count in (queryset.values("day", *fields).annotate(spent=Sum("cost"), count=calls)
-                                        .order_by().values_list("day", *fields, "spent", "count")):
-            total = sums.setdefault((day, tuple(key)), [0.0, 0])
-            total[0] += spent or 0.0
-            total[1] += count or 0
+    sources = _sources(wanted, person_id, group)
     totals: dict[tuple, float] = {}
-    for (_, key), (spent, _) in sums.items():
-        totals[key] = totals.get(key, 0.0) + spent
+    for queryset in sources:
+        for *key, spent in (queryset.values(*fields).annotate(spent=Sum("cost")).order_by()
+                            .values_list(*fields, "spent")):
+            totals[tuple(key)] = totals.get(tuple(key), 0.0) + (spent or 0.0)
     order = sorted(totals, key=lambda key: (-totals[key], key))
     kept = order if len(order) <= named + 1 else order[:named]  # "others" is never one alone
-    labels = dict(zip(kept, _labels(split, kept), strict=True))
+    labels = [*_labels(split, kept), *([charts.OTHERS] if len(order) > len(kept) else [])]
+    if not kept:
+        return labels, []
+    series = Case(*(When(Q(**dict(zip(fields, key, strict=True))), then=Value(index))
+                    for index, key in enumerate(kept)), default=Value(len(kept)), output_field=IntegerField())
     merged: dict[tuple, dict] = {}
-    for (day, key), (spent, count) in sorted(sums.items(), key=lambda item: item[0][0]):
-        label = labels.get(key, charts.OTHERS)
-        row = merged.setdefault((day, label), {"day": day.isoformat(), "label": label, "cost": 0.0, "calls": 0})
-        row["cost"] += spent
-        row["calls"] += count
-    return list(labels.values()) + ([charts.OTHERS] if len(order) > len(kept) else []), list(merged.values())
+    for queryset in sources:
+        calls = Count("id") if queryset.model is UsageRecord else Sum("calls")
+        for day, index, spent, count in (queryset.annotate(series=series).values("day", "series")
+                                         .annotate(spent=Sum("cost"), count=calls).order_by()
+                                         .values_list("day", "series", "spent", "count")):
+            row = merged.setdefault((day, index), {"day": day.isoformat(), "label": labels[index], "cost": 0.0,
+                                                   "calls": 0})
+            row["cost"] += spent or 0.0
+            row["calls"] += count or 0
+    return labels, [merged[key] for key in sorted(merged)]
 
 
 def _labels(split: str, keys: list[tuple]) -> list[str]:
