@@ -16,10 +16,9 @@ from usage_app.zone import usage_zone
 
 
 def do_record_start(*, call: ModelCall) -> None:
-    """A model call's request goes out: its in-flight record, in a short transaction of its own (the call may
-    stream for minutes), counted nowhere until the call ends."""
-    with transaction.atomic():
-        store.record_start(call)
+    """A model call's request goes out: its in-flight record, one statement committed at once (autocommit: the
+    call may stream for minutes), counted nowhere until the call ends."""
+    store.record_start(call)
 
 
 def do_record_call(*, call: ModelCall | None) -> None:

@@ -37,14 +37,21 @@ def record_end(call: ModelCall) -> bool:
     abort arriving after the step end; a call a worker that adopted the session ended as aborted): this
     ending is dropped. Whether it was counted; when it was, its day sums are added to (same transaction)."""
     row = _row(call)
-    ended = sql.update(UsageRecord, {"call_id": call.call_id, "outcome": IN_FLIGHT},
-                       {name: getattr(row, name) for name in ENDED}) == 1
-    if not ended:
-        sql.insert(UsageRecord, [row], generated_pk=True, skip_conflicts=True)
-        ended = row.pk is not None
-    if ended:
+    ended_values = [getattr(row, name) for name in ENDED]
+    if connection.vendor == "postgresql":  # the record ended and both day sums added to: one round trip
+        with connection.cursor() as cursor:
+            cursor.execute(_ended_with_day_sums(), [*ended_values, call.call_id])
+            if cursor.rowcount == 1:
+                return True
+    elif sql.update(UsageRecord, {"call_id": call.call_id, "outcome": IN_FLIGHT},
+                    dict(zip(ENDED, ended_values, strict=True))) == 1:
         _add_to_day_sums(row)
-    return ended
+        return True
+    sql.insert(UsageRecord, [row], generated_pk=True, skip_conflicts=True)
+    if row.pk is None:
+        return False
+    _add_to_day_sums(row)
+    return True
 
 
 def end_dead_calls(session_ids: list[str], alive) -> int:
@@ -73,16 +80,36 @@ DAY_KEYS = {UsageDay: ("day", "person_key", "session_id", "provider_id", "model_
 
 
 @cache
-def _day_sum_upsert(model) -> str:
+def _day_sum_upsert(model, source: str | None = None) -> str:
     """INSERT … ON CONFLICT DO UPDATE adding to the row of the call's key (SQLite and PostgreSQL alike),
-    spelt out once per table."""
+    spelt out once per table; its values bound, or selected from `source` (a WITH query's name)."""
     quote, table = connection.ops.quote_name, connection.ops.quote_name(model._meta.db_table)
     key = DAY_KEYS[model]
     extra = ("person_id",) if model is UsageDay else ()
-    columns = ", ".join(quote(name) for name in (*key, *extra, *DAY_SUMS))
+    names = [quote(name) for name in (*key, *extra, *DAY_SUMS)]
+    values = (f"SELECT {', '.join(names)} FROM {source}" if source
+              else f"VALUES ({', '.join(['%s'] * len(names))})")
     added = ", ".join(f"{quote(name)} = {table}.{quote(name)} + EXCLUDED.{quote(name)}" for name in DAY_SUMS)
-    return (f"INSERT INTO {table} ({columns}) VALUES ({', '.join(['%s'] * (len(key) + len(extra) + len(DAY_SUMS)))}) "
+    return (f"INSERT INTO {table} ({', '.join(names)}) {values} "
             f"ON CONFLICT ({', '.join(quote(name) for name in key)}) DO UPDATE SET {added}")
+
+
+@cache
+def _ended_with_day_sums() -> str:
+    """PostgreSQL: the in-flight record's UPDATE, and the day sums' upserts fed by the row it returns, as one
+    statement (data-modifying WITH); its row count is 1 when the record was in flight. Parameters: ENDED's
+    values, then the call id."""
+    quote = connection.ops.quote_name
+    record = quote(UsageRecord._meta.db_table)
+    assignments = ", ".join(f"{quote(name)} = %s" for name in ENDED)
+    counted = ("1 AS calls, CASE WHEN outcome IN ('error', 'aborted') THEN 1 ELSE 0 END AS failed_calls, "
+               "CASE WHEN priced THEN 0 ELSE 1 END AS unpriced_calls, "
+               "CASE WHEN usage_reported THEN 0 ELSE 1 END AS unreported_calls, "
+               + ", ".join(quote(name) for name in DAY_SUMS[4:]))
+    by_session, total = (_day_sum_upsert(model, source="ended") for model in (UsageDay, UsageDayTotal))
+    return (f"WITH ended AS (UPDATE {record} SET {assignments} WHERE call_id = %s AND outcome = '{IN_FLIGHT}' "
+            f"RETURNING day, person_key, session_id, provider_id, model_id, person_id, {counted}), "
+            f"by_session AS ({by_session}) {total}")
 
 
 def _add_to_day_sums(row: UsageRecord) -> None:
