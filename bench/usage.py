@@ -76,13 +76,13 @@ def make_rows(rows: int, person_ids: list[int]) -> float:
                 INSERT INTO usage_app_usagerecord (call_id, at, day, person_id, person_key, session_id,
                     message_id, agent, purpose, provider_id, model_id, input_tokens, output_tokens,
                     reasoning_tokens, cache_read_tokens, cache_write_tokens, cost, priced, usage_reported,
-                    credential, duration_ms, outcome)
+                    credential, duration_ms, outcome, worker)
                 SELECT 'cal_bench_' || g, at, (at AT TIME ZONE %s)::date, (%s::int[])[1 + p], (%s::int[])[1 + p],
                     'ses_bench_' || p || '_' || slot, 'msg_bench_' || g, 'build', 'step',
                     ({models[0]})[1 + (slot + p) %% {len(MODELS)}], ({models[1]})[1 + (slot + p) %% {len(MODELS)}],
                     2000 + g %% 5000, 100 + g %% 900, 0, g %% 20000, 0,
                     (2000 + g %% 5000) * 3e-6 + (100 + g %% 900) * 15e-6, g %% 50 <> 0, true, 'server',
-                    500 + g %% 20000, CASE WHEN g %% 40 = 0 THEN 'error' ELSE 'completed' END
+                    500 + g %% 20000, CASE WHEN g %% 40 = 0 THEN 'error' ELSE 'completed' END, 'bench'
                 FROM (SELECT g, (g * 7919) %% {count} AS p, (g * {SLOTS}) / %s AS slot,
                              %s::timestamptz + (g::float8 / %s) * interval '365 days' AS at
                       FROM generate_series(1::bigint, %s::bigint) AS g) AS s
