@@ -106,17 +106,17 @@ def make_rows(rows: int, person_ids: list[int]) -> float:
                 UsageRecord.objects.bulk_create(batch)
                 batch = []
         UsageRecord.objects.bulk_create(batch)
-    fill_day_totals()
+    fill_day_sums()
     return time.monotonic() - start
 
 
-def fill_day_totals() -> None:
+def fill_day_sums() -> None:
     """The day totals of the records made in the database (not counted one by one): what the migration that
     made the table does."""
     migration = importlib.import_module("usage_app.migrations.0003_day_totals_and_calls_in_flight")
     UsageDayTotal.objects.all().delete()
     with connection.schema_editor() as editor:
-        migration.fill_day_totals(apps, editor)
+        migration.fill_day_sums(apps, editor)
 
 
 def analyze() -> None:
@@ -247,6 +247,10 @@ def main() -> None:
     if not (options.keep and UsageRecord.objects.exists()):
         print(f"making {rows:,} records on {connection.vendor} ...", flush=True)
         print(f"  made in {make_rows(rows, person_ids):.1f} s", flush=True)
+    elif not UsageDayTotal.objects.exists():  # records kept from a run that did not get to their day sums
+        start = time.monotonic()
+        fill_day_sums()
+        print(f"day sums of the records filled in {time.monotonic() - start:.1f} s", flush=True)
     if options.dashboard_only:
         analyze()
         print(f"{UsageRecord.objects.count():,} records, {UsageDay.objects.count():,} day rows, "
