@@ -3,7 +3,11 @@ person and session, with the tokens and cost the assistant message shows."""
 from tests.fakes.fixtures import Reply
 from tests.fakes.llm import TITLE_TEXT
 from tests.runner.conftest import text_prompt, wait_idle, wait_until
-from tests.usage.conftest import assert_totals_match_records, assistant_messages, records
+from tests.usage.conftest import (
+    assert_totals_match_records,
+    assistant_messages,
+    records,
+)
 
 # The fake's prices (tests/fakes/fixtures.py): $1 per million input tokens, $2 per million output tokens.
 ONE_CALL_COST = (100 * 1.0 + 20 * 2.0) / 1_000_000

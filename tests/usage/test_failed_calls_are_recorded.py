@@ -4,7 +4,11 @@ import threading
 
 from tests.fakes.fixtures import Reply
 from tests.runner.conftest import text_prompt, wait_idle, wait_until
-from tests.usage.conftest import assert_totals_match_records, assistant_messages, records
+from tests.usage.conftest import (
+    assert_totals_match_records,
+    assistant_messages,
+    records,
+)
 
 
 def test_a_provider_error_is_recorded_with_outcome_error(alice, llm, session_of):

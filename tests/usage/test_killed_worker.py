@@ -62,3 +62,31 @@ def test_a_worker_killed_mid_call_counts_no_call_twice_and_loses_none(alice, llm
     by_day = b.get("/api/usage", params={"group_by": "day"}).json()["data"]  # from the day totals
     assert [(row["calls"], row["failedCalls"], row["cost"]) for row in by_day] == [
         (3, 1, round(sum(a["cost"] for a in assistants), 10))]
+
+
+def test_only_a_dead_workers_calls_in_flight_are_ended_and_each_once(alice):
+    """The adopting worker's sweep (usage_app.services.do_end_dead_calls): a call in flight on a live worker
+    (this one) is left to it; a dead worker's is ended as aborted and counted once, a second sweep finds none."""
+    import datetime as dt
+    import subprocess
+
+    from agentserver.workers import liveness
+    from tests.usage.conftest import add_record, assert_totals_match_records
+    from usage_app.models import UsageRecord
+    from usage_app.services import do_end_dead_calls
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    now = dt.datetime.now(dt.UTC)
+    add_record(alice, at=now, call_id="cal_live", session_id="ses_swept", outcome="in_flight")
+    add_record(alice, at=now, call_id="cal_dead", session_id="ses_swept", outcome="in_flight")
+    add_record(alice, at=now, call_id="cal_elsewhere", session_id="ses_other", outcome="in_flight")
+    UsageRecord.objects.filter(call_id__in=["cal_dead", "cal_elsewhere"]).update(
+        worker=f"{liveness.MACHINE}:{gone.pid}:dead")
+
+    assert do_end_dead_calls(session_ids=["ses_swept"]) == 1
+    assert do_end_dead_calls(session_ids=["ses_swept"]) == 0
+    outcomes = dict(UsageRecord.objects.values_list("call_id", "outcome"))
+    assert outcomes == {"cal_live": "in_flight", "cal_dead": "aborted", "cal_elsewhere": "in_flight"}
+    assert not UsageRecord.objects.get(call_id="cal_dead").usage_reported
+    assert_totals_match_records()
