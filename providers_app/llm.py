@@ -57,6 +57,8 @@ async def stream_chat(*, context, provider_id: str, model_id: str, system: list[
     meter = meter if meter is not None else CallMeter()
     meter.prepared, meter.credential = True, call.credential_source
     meter.prices = dict(call.model.cost or {})
+    if meter.on_request is not None:
+        await meter.on_request()
     call = PreparedCall(model=call.model, credential=call.credential, credential_source=call.credential_source,
                         meter=meter)
     protocol_stream = await _protocol_stream(call.model.protocol)

@@ -161,6 +161,10 @@ else:
         "pool": {"min_size": 1, "max_size": int(os.environ.get("AGENTSERVER_DB_POOL", "16"))},
         "server_side_binding": True,
         "prepare_threshold": 2,
+        # No JIT compilation: the server's queries are short (a row by key, a few thousand day totals summed),
+        # and compiling an aggregate's expressions cost more than it saved: 0.3-0.5 s of a usage query over
+        # everyone's month on the development machine (docs/usage.md, "Benchmark").
+        "options": "-c jit=off",
     }
 if os.environ.get("AGENTSERVER_TEST_DB_NAME"):
     DATABASES["default"]["TEST"] = {"NAME": os.environ["AGENTSERVER_TEST_DB_NAME"]}

@@ -1,9 +1,12 @@
 """Budgets, checked before every model call and every prompt: what a person has spent in the current day,
-week and month (usage time zone; records and rolled-up days alike) against the budgets that apply to them,
-and what their session has spent against AGENTSERVER_USAGE_SESSION_CAP_USD.
+week and month (usage time zone) against the budgets that apply to them, and what their session has spent
+against AGENTSERVER_USAGE_SESSION_CAP_USD.
 
-The check reads what is committed, so on any worker of any host a call starts only while the budget is not
-spent; the overshoot is at most the calls already under way, each counted when it ends."""
+Periods start on day boundaries, so a person's spend in each is the sum of their day totals (UsageDayTotal)
+since its first day: exact, since a call's day total is added to in the transaction that counts it, and a
+few rows whatever the number of records. The check reads what is committed, so on any worker of any host a
+call starts only while the budget is not spent; the overshoot is at most the calls already under way, each
+counted when it ends."""
 from __future__ import annotations
 
 import datetime as dt
@@ -19,7 +22,7 @@ from agentserver.db import sql
 from agentserver.errors import BudgetExceeded
 from agentserver.events import publisher as events
 from providers_app.errors import ProviderCallError
-from usage_app.models import PERIODS, Budget, UsageDay, UsageRecord
+from usage_app.models import PERIODS, Budget, UsageDay, UsageDayTotal
 from usage_app.periods import day_start
 from usage_app.selectors import UsageFilter, check_usage_scope
 from usage_app.zone import usage_zone
@@ -130,42 +133,29 @@ def _label(budget: AppliedBudget) -> str:
     return f"the {words} budget for everyone"
 
 
-def _person_records(person_key: int, day: dt.datetime, week: dt.datetime, month: dt.datetime, since: dt.datetime):
-    return (UsageRecord.objects.filter(person_key=person_key, at__gte=since).values("person_key")
-            .annotate(spent_day=Sum("cost", filter=Q(at__gte=day)), spent_week=Sum("cost", filter=Q(at__gte=week)),
-                      spent_month=Sum("cost", filter=Q(at__gte=month)))
-            .values_list("spent_day", "spent_week", "spent_month"))
-
-
-def _person_days(person_key: int, day: dt.date, week: dt.date, month: dt.date, since: dt.date):
-    return (UsageDay.objects.filter(person_key=person_key, day__gte=since).values("person_key")
+def _person_totals(person_key: int, day: dt.date, week: dt.date, month: dt.date, since: dt.date):
+    return (UsageDayTotal.objects.filter(person_key=person_key, day__gte=since).values("person_key")
             .annotate(spent_day=Sum("cost", filter=Q(day__gte=day)), spent_week=Sum("cost", filter=Q(day__gte=week)),
                       spent_month=Sum("cost", filter=Q(day__gte=month)))
             .values_list("spent_day", "spent_week", "spent_month"))
 
 
-_PERSON_RECORDS = sql.Query(_person_records)
-_PERSON_DAYS = sql.Query(_person_days)
-_SESSION_RECORDS = sql.Query(
-    lambda session_id: UsageRecord.objects.filter(session_id=session_id).values("session_id")
-    .annotate(spent=Sum("cost")).values_list("spent", flat=True))
-_SESSION_DAYS = sql.Query(
+_PERSON_TOTALS = sql.Query(_person_totals)
+_SESSION_SPENT = sql.Query(
     lambda session_id: UsageDay.objects.filter(session_id=session_id).values("session_id")
     .annotate(spent=Sum("cost")).values_list("spent", flat=True))
 
 
 def _person_spent(person_id: int, starts: dict[str, dt.datetime]) -> dict[str, float]:
-    """Cost in the current day, week and month, from the records and the rolled-up days (which start on
-    day boundaries)."""
-    records = _PERSON_RECORDS.first(person_id, starts["day"], starts["week"], starts["month"],
-                                    min(starts["week"], starts["month"])) or (0, 0, 0)
+    """Cost in the current day, week and month (each starts on a day boundary): the person's day totals."""
     local = [starts[period].astimezone(usage_zone()).date() for period in PERIODS]
-    days = _PERSON_DAYS.first(person_id, *local, min(local[1:])) or (0, 0, 0)
-    return {period: float(records[i] or 0) + float(days[i] or 0) for i, period in enumerate(PERIODS)}
+    spent = _PERSON_TOTALS.first(person_id, *local, min(local[1:])) or (0, 0, 0)
+    return {period: float(spent[i] or 0) for i, period in enumerate(PERIODS)}
 
 
 def _session_spent(session_id: str) -> float:
-    return float(_SESSION_RECORDS.first(session_id) or 0) + float(_SESSION_DAYS.first(session_id) or 0)
+    """What the session's ended calls cost: its day sums (UsageDay counts each call as it ends)."""
+    return float(_SESSION_SPENT.first(session_id) or 0)
 
 
 def limits(*, person_id: int, session_id: str | None, now: dt.datetime | None = None) -> list[Limit]:
@@ -242,7 +232,7 @@ def nearest_budgets(*, viewer, wanted: UsageFilter, count: int = 10,
     everyone for staff; a person not staff only themselves) who have spent most of a budget now (in percent;
     past 100 when it is spent), most first, each with the budget of theirs that is most spent. A handful of
     queries whatever the number of people: the budgets, who is under them, and what each person spent this
-    day, week and month (records and rolled-up days), summed per person."""
+    day, week and month (their day totals), summed per person."""
     person_id, group = check_usage_scope(viewer=viewer, wanted=wanted)
     if person_id is not None:
         person_ids: set[int] | None = {person_id}
@@ -287,18 +277,11 @@ def nearest_budgets(*, viewer, wanted: UsageFilter, count: int = 10,
 
 
 def _spent_per_person(person_ids: set[int] | None, starts: dict[str, dt.datetime]) -> dict[int, dict[str, float]]:
-    records = UsageRecord.objects.filter(at__gte=min(starts.values()))
+    """What each person spent this day, week and month: their day totals, summed per person in one query."""
     local = {period: start.astimezone(usage_zone()).date() for period, start in starts.items()}
-    days = UsageDay.objects.filter(day__gte=min(local.values()))
+    totals = UsageDayTotal.objects.filter(day__gte=min(local.values()))
     if person_ids is not None:
-        records, days = records.filter(person_key__in=person_ids), days.filter(person_key__in=person_ids)
-    spent: dict[int, dict[str, float]] = {}
-    for rows in (records.values("person_key").annotate(**{f"spent_{period}": Sum("cost", filter=Q(at__gte=start))
-                                                          for period, start in starts.items()}),
-                 days.values("person_key").annotate(**{f"spent_{period}": Sum("cost", filter=Q(day__gte=first))
-                                                       for period, first in local.items()})):
-        for row in rows.order_by():
-            totals = spent.setdefault(row["person_key"], dict.fromkeys(PERIODS, 0.0))
-            for period in PERIODS:
-                totals[period] += float(row[f"spent_{period}"] or 0)
-    return spent
+        totals = totals.filter(person_key__in=person_ids)
+    rows = totals.values("person_key").annotate(**{f"spent_{period}": Sum("cost", filter=Q(day__gte=first))
+                                                    for period, first in local.items()}).order_by()
+    return {row["person_key"]: {period: float(row[f"spent_{period}"] or 0) for period in PERIODS} for row in rows}

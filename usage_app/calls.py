@@ -27,7 +27,17 @@ class MeteredCall:
     _started: float = field(default_factory=time.monotonic, init=False, repr=False)
     _ended: bool = field(default=False, init=False, repr=False)
 
-    def ended(self, outcome: str, *, cost: float | None = None) -> "ModelCall | None":
+    def in_flight(self) -> ModelCall:
+        """The record of this call as its request goes out: nothing used yet (usage_app.store.record_start)."""
+        meter = self.meter
+        return ModelCall(
+            call_id=self.call_id, started_ms=self.started_ms, person_id=self.person_id,
+            session_id=self.session_id, message_id=self.message_id, agent=self.agent, purpose=self.purpose,
+            provider_id=self.provider_id, model_id=self.model_id, input_tokens=0, output_tokens=0,
+            reasoning_tokens=0, cache_read_tokens=0, cache_write_tokens=0, cost=0.0, priced=bool(meter.prices),
+            usage_reported=False, credential=meter.credential or "none", duration_ms=0, outcome="in_flight")
+
+    def ended(self, outcome: str, *, cost: float | None = None) -> ModelCall | None:
         """The record of this call, ending with `outcome`; None when it never reached the provider (no model
         or no key) or was counted already. `cost`: what the message shows, when it has it."""
         if self._ended or not self.meter.prepared:

@@ -1,4 +1,5 @@
-"""A record of every model call, and the per-day sums older records are rolled up into.
+"""A record of every model call; the totals per day, person and model kept up to date as each call is counted;
+and the per-day sums per session that old records are rolled up into.
 
 Sessions and messages are named by plain ids, not foreign keys: the records outlive the sessions (a deleted
 session's calls were still paid for). The person is a foreign key that becomes NULL when the user is deleted,
@@ -12,7 +13,10 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-OUTCOMES = ("completed", "error", "aborted")
+# "in_flight": written when the request goes out, ended in the step's transaction; a dead worker's are ended
+# "aborted" by the worker that adopts its session. Sums count a call once it has ended.
+OUTCOMES = ("in_flight", "completed", "error", "aborted")
+IN_FLIGHT = "in_flight"
 PURPOSES = ("step", "title", "compaction", "subagent")
 CREDENTIALS = ("account", "server", "config", "none")
 
@@ -45,6 +49,7 @@ class UsageRecord(models.Model):
     credential = models.CharField(max_length=16, choices=_choices(CREDENTIALS))
     duration_ms = models.IntegerField(default=0)
     outcome = models.CharField(max_length=16, choices=_choices(OUTCOMES))
+    worker = models.CharField(max_length=255, blank=True)     # the worker that made the call (WORKER_ID)
 
     class Meta:
         indexes = [
@@ -59,8 +64,9 @@ class UsageRecord(models.Model):
 
 
 class UsageDay(models.Model):
-    """The records of one day (in AGENTSERVER_USAGE_TIME_ZONE) of one person, session and model, summed
-    (`manage.py usage rollup`). The queries read these and the records alike."""
+    """Every ended call of one day (in AGENTSERVER_USAGE_TIME_ZONE) of one person, session and model, summed:
+    added to in the transaction that counts the call (usage_app.store), so it outlives the records
+    (`manage.py usage rollup` removes old ones). What the queries by session read for whole days."""
     day = models.DateField()
     person = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
                                related_name="usage_days")
@@ -86,7 +92,37 @@ class UsageDay(models.Model):
         indexes = [
             models.Index(fields=["person_key", "day"], name="usage_day_person"),
             models.Index(fields=["day"], name="usage_day_day"),
+            models.Index(fields=["session_id"], name="usage_day_session"),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.person_key} {self.provider_id}/{self.model_id}"
+
+
+class UsageDayTotal(models.Model):
+    """Every ended call of one day (in AGENTSERVER_USAGE_TIME_ZONE) of one person and model, summed: added to
+    in the transaction that counts the call (usage_app.store), as UsageDay is. What the charts, the totals
+    and the budgets read for whole days; a few rows per person and day."""
+    day = models.DateField()
+    person_key = models.IntegerField()
+    provider_id = models.CharField(max_length=255)
+    model_id = models.CharField(max_length=255)
+    calls = models.BigIntegerField(default=0)
+    failed_calls = models.BigIntegerField(default=0)          # outcome error or aborted
+    unpriced_calls = models.BigIntegerField(default=0)
+    unreported_calls = models.BigIntegerField(default=0)      # the provider sent no usage
+    input_tokens = models.BigIntegerField(default=0)
+    output_tokens = models.BigIntegerField(default=0)
+    reasoning_tokens = models.BigIntegerField(default=0)
+    cache_read_tokens = models.BigIntegerField(default=0)
+    cache_write_tokens = models.BigIntegerField(default=0)
+    cost = models.FloatField(default=0.0)
+    duration_ms = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["day", "person_key", "provider_id", "model_id"],
+                                               name="usage_total_one_row_per_key")]
+        indexes = [models.Index(fields=["person_key", "day"], name="usage_total_person_day")]
 
     def __str__(self) -> str:
         return f"{self.day} {self.person_key} {self.provider_id}/{self.model_id}"

@@ -1,20 +1,24 @@
-"""Reads of the usage records and their daily rollups, scoped to the caller: anyone reads their own usage,
-staff everyone's. Every query reads both tables and adds them up, so rolling records up changes no answer
-(for periods that start and end on day boundaries of the usage time zone)."""
+"""Reads of the usage, scoped to the caller: anyone reads their own usage, staff everyone's.
+
+Where each answer comes from: the period's whole days (usage time zone) from the day sums, which count each
+call as it ends — per person and model (UsageDayTotal, a few rows per person and day) or, for anything by
+session, per session (UsageDay) — and a part of a day at either end of the period from the records. A call
+counts once it has ended, not while in flight. So an answer is the same whichever table it comes from; the
+rollup, which removes old records, changes none over whole days (a part of a rolled-up day counts nothing)."""
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import reduce
 from operator import or_
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Case, Count, IntegerField, Q, QuerySet, Sum, Value, When
 
 from agentserver.errors import Forbidden, NotFound
 from usage_app import charts
-from usage_app.models import UsageDay, UsageRecord
+from usage_app.models import IN_FLIGHT, UsageDay, UsageDayTotal, UsageRecord
 from usage_app.periods import day_start, first_whole_day
 from usage_app.zone import usage_zone
 
@@ -93,7 +97,7 @@ def _filtered(queryset: QuerySet, wanted: UsageFilter, person_id: int | None, gr
 
 
 def _records(wanted: UsageFilter, person_id, group) -> QuerySet:
-    queryset = _filtered(UsageRecord.objects.all(), wanted, person_id, group)
+    queryset = _filtered(UsageRecord.objects.exclude(outcome=IN_FLIGHT), wanted, person_id, group)
     if wanted.since is not None:
         queryset = queryset.filter(at__gte=wanted.since)
     if wanted.until is not None:
@@ -101,14 +105,36 @@ def _records(wanted: UsageFilter, person_id, group) -> QuerySet:
     return queryset
 
 
-def _days(wanted: UsageFilter, person_id, group) -> QuerySet:
-    """The rolled-up days whose start lies in the period (a rolled-up day is not split)."""
-    queryset = _filtered(UsageDay.objects.all(), wanted, person_id, group)
-    if wanted.since is not None:
-        queryset = queryset.filter(day__gte=first_whole_day(wanted.since))
-    if wanted.until is not None:
-        queryset = queryset.filter(day__lt=first_whole_day(wanted.until))
+def _day_sums_of(model, wanted: UsageFilter, person_id, group, first: dt.date | None,
+                 after: dt.date | None) -> QuerySet:
+    """The day sums (UsageDay or UsageDayTotal) of the days [first, after) (None: no bound)."""
+    queryset = _filtered(model.objects.all(), wanted, person_id, group)
+    if first is not None:
+        queryset = queryset.filter(day__gte=first)
+    if after is not None:
+        queryset = queryset.filter(day__lt=after)
     return queryset
+
+
+def _sources(wanted: UsageFilter, person_id, group, *, by_session: bool = False) -> list[QuerySet]:
+    """The querysets whose sums, added up, answer `wanted`: the day sums (per session when the grouping or the
+    filter names sessions, else the day totals) for the whole days of the period, the records for a part of a
+    day at either end (or for a period within one day)."""
+    first = first_whole_day(wanted.since) if wanted.since is not None else None
+    after = wanted.until.astimezone(usage_zone()).date() if wanted.until is not None else None
+    if first is not None and after is not None and first >= after:
+        return [_records(wanted, person_id, group)]
+    model = UsageDay if by_session or wanted.session_id is not None else UsageDayTotal
+    sources = [_day_sums_of(model, wanted, person_id, group, first, after)]
+    if first is not None and day_start(first) != wanted.since:
+        sources.append(_records(replace(wanted, until=day_start(first)), person_id, group))
+    if after is not None and day_start(after) != wanted.until:
+        sources.append(_records(replace(wanted, since=day_start(after)), person_id, group))
+    return sources
+
+
+def _sums(queryset: QuerySet, fields: list[str]) -> list[dict]:
+    return (_record_sums if queryset.model is UsageRecord else _day_sums)(queryset, fields)
 
 
 def _record_sums(queryset: QuerySet, fields: list[str]) -> list[dict]:
@@ -133,19 +159,20 @@ def _summed(queryset: QuerySet, fields: list[str], **sums) -> list[dict]:
 def usage_summary(*, viewer, wanted: UsageFilter, group_by: str | None, first: int | None = None) -> list[dict]:
     """Usage summed per `group_by` (GROUPINGS; None: one row for the whole selection), as the API renders
     it: most expensive first; by day in order of days (then most expensive first within a day). `first`: only
-    the first N (a grouping without days), picked by the database when the period has no rolled-up day,
-    rather than thousands of sessions rendered for ten."""
+    the first N (a grouping without days), picked by the database when one table answers (a period of whole
+    days), rather than thousands of sessions rendered for ten."""
     person_id, group = check_usage_scope(viewer=viewer, wanted=wanted)
     fields = group_fields(group_by)
-    records, days = _records(wanted, person_id, group), _days(wanted, person_id, group)
-    if first is not None and not days.exists():
-        # The first N by cost alone (one sum), then all the sums of those N only.
-        top = list(records.values(*fields).annotate(spent=Sum("cost")).order_by("-spent")[:first]
+    sources = _sources(wanted, person_id, group, by_session="session_id" in fields)
+    if first is not None and fields and len(sources) == 1:
+        # One table: the first N by cost alone (one sum), then all the sums of those N only.
+        [source] = sources
+        top = list(source.values(*fields).annotate(spent=Sum("cost")).order_by("-spent")[:first]
                    .values_list(*fields))
         chosen = reduce(or_, (Q(**dict(zip(fields, key, strict=True))) for key in top), Q(pk__in=[]))
-        summed = _record_sums(records.filter(chosen), fields)
+        summed = _sums(source.filter(chosen), fields)
     else:
-        summed = _record_sums(records, fields) + _day_sums(days, fields)
+        summed = [row for source in sources for row in _sums(source, fields)]
     merged: dict[tuple, dict] = {}
     for row in summed:
         key = tuple(row[field] for field in fields)
@@ -167,31 +194,36 @@ def cost_per_day(*, viewer, wanted: UsageFilter, split: str,
                  named: int = charts.NAMED_SERIES) -> tuple[list[str], list[dict]]:
     """The cost and calls of each day split by "person" or "model" (usage_summary's "day,person" and
     "day,model" added up the same way), with the `named` keys that cost most in the period by name and the
-    rest together as charts.OTHERS. One lean query per table (two sums, as tuples), not the API's rendered
-    rows. Returns (the labels, most expensive first; rows {day, label, cost, calls} in order of days)."""
+    rest together as charts.OTHERS. Two lean queries per table, the database doing the adding: the period's
+    cost per key (to pick the named ones), then each day's cost and calls per named key and for the others
+    (a few hundred rows as tuples, not a row per day and person). Returns (the labels, most expensive first;
+    rows {day, label, cost, calls} in order of days)."""
     person_id, group = check_usage_scope(viewer=viewer, wanted=wanted)
     fields = PART_FIELDS[split]
-    sums: dict[tuple, list] = {}
-    for queryset, calls in ((_records(wanted, person_id, group), Count("id")),
-                            (_days(wanted, person_id, group), Sum("calls"))):
-        for day, *key, spent, count in (queryset.values("day", *fields).annotate(spent=Sum("cost"), count=calls)
-                                        .order_by().values_list("day", *fields, "spent", "count")):
-            total = sums.setdefault((day, tuple(key)), [0.0, 0])
-            total[0] += spent or 0.0
-            total[1] += count or 0
+    sources = _sources(wanted, person_id, group)
     totals: dict[tuple, float] = {}
-    for (_, key), (spent, _) in sums.items():
-        totals[key] = totals.get(key, 0.0) + spent
+    for queryset in sources:
+        for *key, spent in (queryset.values(*fields).annotate(spent=Sum("cost")).order_by()
+                            .values_list(*fields, "spent")):
+            totals[tuple(key)] = totals.get(tuple(key), 0.0) + (spent or 0.0)
     order = sorted(totals, key=lambda key: (-totals[key], key))
     kept = order if len(order) <= named + 1 else order[:named]  # "others" is never one alone
-    labels = dict(zip(kept, _labels(split, kept), strict=True))
+    labels = [*_labels(split, kept), *([charts.OTHERS] if len(order) > len(kept) else [])]
+    if not kept:
+        return labels, []
+    series = Case(*(When(Q(**dict(zip(fields, key, strict=True))), then=Value(index))
+                    for index, key in enumerate(kept)), default=Value(len(kept)), output_field=IntegerField())
     merged: dict[tuple, dict] = {}
-    for (day, key), (spent, count) in sorted(sums.items(), key=lambda item: item[0][0]):
-        label = labels.get(key, charts.OTHERS)
-        row = merged.setdefault((day, label), {"day": day.isoformat(), "label": label, "cost": 0.0, "calls": 0})
-        row["cost"] += spent
-        row["calls"] += count
-    return list(labels.values()) + ([charts.OTHERS] if len(order) > len(kept) else []), list(merged.values())
+    for queryset in sources:
+        calls = Count("id") if queryset.model is UsageRecord else Sum("calls")
+        for day, index, spent, count in (queryset.annotate(series=series).values("day", "series")
+                                         .annotate(spent=Sum("cost"), count=calls).order_by()
+                                         .values_list("day", "series", "spent", "count")):
+            row = merged.setdefault((day, index), {"day": day.isoformat(), "label": labels[index], "cost": 0.0,
+                                                   "calls": 0})
+            row["cost"] += spent or 0.0
+            row["calls"] += count or 0
+    return labels, [merged[key] for key in sorted(merged)]
 
 
 def _labels(split: str, keys: list[tuple]) -> list[str]:

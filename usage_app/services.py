@@ -1,11 +1,13 @@
-"""Usage use cases: counting a model call (called by the runtime, inside the transaction of the step's end),
-rolling old records up per day."""
+"""Usage use cases: a model call's record when its request goes out, counting the call when it ends (called by
+the runtime, inside the transaction of the step's end), ending the calls a dead worker left in flight, rolling
+old records up per day."""
 from __future__ import annotations
 
 import datetime as dt
 
 from django.db import transaction
 
+from agentserver.workers import liveness
 from usage_app import store
 from usage_app.budgets import publish_crossed_warnings
 from usage_app.calls import ModelCall
@@ -13,11 +15,26 @@ from usage_app.periods import day_start
 from usage_app.zone import usage_zone
 
 
+def do_record_start(*, call: ModelCall) -> None:
+    """A model call's request goes out: its in-flight record, one statement committed at once (autocommit: the
+    call may stream for minutes), counted nowhere until the call ends."""
+    store.record_start(call)
+
+
 def do_record_call(*, call: ModelCall | None) -> None:
-    """Count one model call. Runs in the caller's transaction: a step's call is stored with the step's end,
-    so a crash leaves both or neither. A budget whose warning threshold it crosses is announced to the person."""
-    if call is not None and store.record_insert(call):
+    """Count one model call as it ended: its record and its day's total. Runs in the caller's transaction: a
+    step's call is counted with the step's end, so a crash leaves both or neither (and the call in flight,
+    for the worker that adopts the session to end). A budget whose warning threshold it crosses is announced
+    to the person."""
+    if call is not None and store.record_end(call):
         publish_crossed_warnings(person_id=call.person_id, cost=call.cost)
+
+
+def do_end_dead_calls(*, session_ids: list[str]) -> int:
+    """The calls of these sessions that a dead worker left in flight (its process or host gone: its usage with
+    it) ended as aborted and counted, once; a live worker's are left to it. How many."""
+    with transaction.atomic():
+        return store.end_dead_calls(session_ids, liveness.alive)
 
 
 def check_rollup_age(*, older_than_days: int) -> int:
@@ -26,16 +43,16 @@ def check_rollup_age(*, older_than_days: int) -> int:
     return older_than_days
 
 
-def do_rollup(*, older_than_days: int) -> tuple[int, int]:
-    """Records of the days that ended `older_than_days` days ago or earlier (usage time zone) summed per day,
-    person, session, provider and model into UsageDay rows (added to any already there) and removed, in
-    one transaction; then, on PostgreSQL, the tables are vacuumed. Returns (records rolled up, day rows
-    written)."""
+def do_rollup(*, older_than_days: int) -> int:
+    """The records of the days that ended `older_than_days` days ago or earlier (usage time zone) removed, in
+    one transaction: their calls stay in the day sums per session and per person and model, which counted
+    them as they ended, so no answer by whole days changes. Then, on PostgreSQL, the table is vacuumed.
+    Returns how many records were removed."""
     check_rollup_age(older_than_days=older_than_days)
     today = dt.datetime.now(usage_zone()).date()
     cutoff = day_start(today - dt.timedelta(days=older_than_days - 1))
     with transaction.atomic():
-        rolled = store.roll_up_before(cutoff)
-    if rolled[0] and not transaction.get_connection().in_atomic_block:
+        removed = store.records_remove_before(cutoff)
+    if removed and not transaction.get_connection().in_atomic_block:
         store.tidy_after_rollup()
-    return rolled
+    return removed

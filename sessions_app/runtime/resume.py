@@ -32,13 +32,14 @@ from __future__ import annotations
 from agentserver.clock import now_ms
 from agentserver.workers.loop import db
 from sessions_app.models import Message, Session
-from sessions_app.runtime import parts
+from sessions_app.runtime import metering, parts
 from sessions_app.runtime.scope import RunScope
 from sessions_app.runtime.subtasks import Turns, child_runner
 from sessions_app.store import messages as message_service
 from sessions_app.store.leases import BUSY
 from sessions_app.store.pending import call_answers, calls_waiting_on_user
 from sessions_app.store.rows import latest_assistant, parts_of, session_row
+from sessions_app.store.sessions import session_family
 
 INTERRUPTED_KEY = "_interrupted"
 CONTINUES_KEY = "_continues"
@@ -94,6 +95,8 @@ def recover(session_id: str, *, go_on: bool = True) -> None:
     session = session_row(session_id)
     if session is None:
         return
+    # The model calls a dead worker had in flight here (its children's too: they ran inline) end as aborted.
+    metering.end_dead_calls([s.id for s in session_family(session)])
     for message in message_service.unfinished_answers(session_id):
         if go_on and session.parent_id is None and _cut_step(session, message):
             continue

@@ -3,7 +3,11 @@ person and session, with the tokens and cost the assistant message shows."""
 from tests.fakes.fixtures import Reply
 from tests.fakes.llm import TITLE_TEXT
 from tests.runner.conftest import text_prompt, wait_idle, wait_until
-from tests.usage.conftest import assistant_messages, records
+from tests.usage.conftest import (
+    assert_totals_match_records,
+    assistant_messages,
+    records,
+)
 
 # The fake's prices (tests/fakes/fixtures.py): $1 per million input tokens, $2 per million output tokens.
 ONE_CALL_COST = (100 * 1.0 + 20 * 2.0) / 1_000_000
@@ -45,6 +49,8 @@ def test_a_turn_with_a_subagent_and_a_title_records_each_call_once(alice, llm, s
     assert all((r.provider_id, r.model_id) == ("fake", "fake-model") for r in records())
     assert all(r.credential == "config" for r in records())  # the key is options.apiKey of alice's config
     assert len({r.call_id for r in records()}) == 4
+    assert not records(in_flight=True, outcome="in_flight")
+    assert_totals_match_records()
 
 
 def test_a_compaction_is_recorded_as_one(alice, llm, session_of):

@@ -4,7 +4,11 @@ import threading
 
 from tests.fakes.fixtures import Reply
 from tests.runner.conftest import text_prompt, wait_idle, wait_until
-from tests.usage.conftest import assistant_messages, records
+from tests.usage.conftest import (
+    assert_totals_match_records,
+    assistant_messages,
+    records,
+)
 
 
 def test_a_provider_error_is_recorded_with_outcome_error(alice, llm, session_of):
@@ -35,6 +39,8 @@ def test_an_aborted_turn_is_recorded_with_outcome_aborted(alice, llm, session_of
     [record] = records()
     assert record.outcome == "aborted" and record.message_id == results["answer"]["info"]["id"]
     assert record.duration_ms > 0
+    assert [r.outcome for r in records(in_flight=True)] == ["aborted"]  # its in-flight record, ended once
+    assert_totals_match_records()
 
 
 def test_a_provider_reporting_no_usage_gives_zero_tokens_marked_unreported(alice, llm, session_of):
@@ -54,4 +60,6 @@ def test_a_retried_call_counts_each_attempt_that_reached_the_provider(alice, llm
     assert answer["parts"][-2]["text"] == "made it" or any(p.get("text") == "made it" for p in answer["parts"])
     assert [r.outcome for r in records()] == ["error", "completed"]
     assert {r.message_id for r in records()} == {answer["info"]["id"]}
+    assert len(records(in_flight=True)) == 2
+    assert_totals_match_records()
     wait_idle(alice, session["id"])

@@ -1,5 +1,5 @@
-"""`manage.py usage report ...` prints usage from the shell (everyone's); `manage.py usage rollup` sums old
-records per day (docs/usage.md)."""
+"""`manage.py usage report ...` prints usage from the shell (everyone's); `manage.py usage rollup` removes old
+records, whose calls stay in the day sums (docs/usage.md)."""
 import json
 
 from django.core.management.base import BaseCommand, CommandError
@@ -17,7 +17,7 @@ def _instant(value: str):
 
 
 class Command(BaseCommand):
-    help = "Usage of the model calls: reports, and the daily rollup of old records."
+    help = "Usage of the model calls: reports, and removing old records (their calls stay in the day sums)."
 
     def add_arguments(self, parser):
         actions = parser.add_subparsers(dest="action", required=True)
@@ -28,17 +28,18 @@ class Command(BaseCommand):
         for name in ("person", "group", "provider", "model", "session"):
             report.add_argument(f"--{name}")
         report.add_argument("--format", choices=["table", "csv", "jsonl", "json"], default="table")
-        rollup = actions.add_parser("rollup", help="sum records older than N days per day, and remove them")
+        rollup = actions.add_parser("rollup", help="remove the records older than N days (their calls stay in "
+                                                   "the day sums per session and per person and model)")
         rollup.add_argument("--older-than", type=int, default=90, metavar="DAYS",
-                            help="roll up the days that ended at least DAYS days ago (default 90)")
+                            help="the records of the days that ended at least DAYS days ago (default 90)")
 
     def handle(self, *args, action: str, **options):
         if action == "rollup":
             try:
-                removed, days = services.do_rollup(older_than_days=options["older_than"])
+                removed = services.do_rollup(older_than_days=options["older_than"])
             except ValueError as error:
                 raise CommandError(str(error)) from None
-            self.stdout.write(f"rolled up {removed} records into {days} day rows")
+            self.stdout.write(f"removed {removed} records (their calls stay in the day sums)")
             return
         wanted = selectors.UsageFilter(
             since=_instant(options["since"]) if options["since"] else None,
