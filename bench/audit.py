@@ -249,9 +249,12 @@ def queries() -> list[tuple[str, float]]:
                                                           since=now - datetime.timedelta(days=200),
                                                           until=now - datetime.timedelta(days=170)),
         "free text + person": selectors.AuditFilters(person="417", q="test-42"),
-        "free text alone": selectors.AuditFilters(q="test-976}"),
-        "free text alone, one record": selectors.AuditFilters(q='call_4242424"'),
+        # Free text alone: a word in most records, in about one in a thousand, in one, in none.
         "free text alone, most records": selectors.AuditFilters(q="make test"),
+        "free text alone, 1 in 1,000 records": selectors.AuditFilters(q="test-976"),
+        "free text alone, one record": selectors.AuditFilters(q='call_4242424"'),
+        "free text alone, no record": selectors.AuditFilters(q="test-977"),
+        "free text alone, no such word": selectors.AuditFilters(q="kubernetes"),
     }
     timings = []
     for name, filters in cases.items():
