@@ -105,7 +105,7 @@ def _list_url() -> str:
 class AuditRecordAdmin(admin.ModelAdmin):
     list_display = ("id", "time", "action", "actor", "object", "outcome", "session_link")
     list_filter = (ActionFilter, OutcomeFilter, PersonFilter, ObjectFilter, SessionFilter, SinceFilter, UntilFilter)
-    search_fields = ("details", "object_id", "actor_name")
+    search_fields = ("details",)  # shows the search box; get_search_results does the search
     ordering = ("-id",)
     paginator = CappedPaginator
     show_full_result_count = False
@@ -142,6 +142,14 @@ class AuditRecordAdmin(admin.ModelAdmin):
     def pretty_details(self, record: AuditRecord):
         pretty = orjson.dumps(orjson.loads(record.details), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
         return format_html("<pre>{}</pre>", pretty.decode())
+
+    def get_search_results(self, request, queryset, search_term):
+        """The API's free text (selectors.matching_text: whole words through their index on PostgreSQL), not
+        Django's substring scan of each search field: on a log of millions of records an answer in under a
+        second."""
+        if not search_term.strip():
+            return queryset, False
+        return selectors.matching_text(queryset, search_term), False
 
     def has_view_permission(self, request, obj=None) -> bool:
         return request.user.is_active and request.user.is_staff

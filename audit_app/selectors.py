@@ -4,17 +4,11 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass, replace
 
-from django.db.models import (
-    BigIntegerField,
-    ExpressionWrapper,
-    F,
-    Max,
-    Q,
-    QuerySet,
-    TextField,
-    Value,
-)
-from django.db.models.functions import Concat
+from django.contrib.postgres.search import SearchQuery, SearchVectorField
+from django.db import connection
+from django.db.models import BigIntegerField, ExpressionWrapper, F, Max, Q, QuerySet
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import Lower
 
 from agentserver.errors import Forbidden
 from audit_app.models import AuditRecord
@@ -61,12 +55,58 @@ def filtered(filters: AuditFilters) -> QuerySet[AuditRecord]:
         if after:
             rows = rows.filter(id__lt=after[0])
     if filters.q:
-        rows = rows.filter(_free_text(filters.q, details="details"))
+        rows = matching_text(rows, filters.q)
     return rows
 
 
-def _free_text(q: str, *, details: str) -> Q:
-    return Q(**{f"{details}__icontains": q}) | Q(object_id=q) | Q(actor_name=q)
+# PostgreSQL: the words of a record (its action, object type and id, actor's name and details) as a tsvector
+# of the `simple` configuration, kept as written, lower-cased. The characters PostgreSQL's parser would join
+# words with (paths, hosts, e-mail addresses, hyphenated words, signed numbers, tags) are read as spaces first,
+# so every run of letters and digits is a word, and JSON's \n, \r, \t do not glue their letter to the next
+# word. Migration 0005 indexes this very expression (GIN): the query must spell it the same way to use it.
+WORD_JOINERS = "-./:@_\\~+<>&"
+RECORD_TEXT_SQL = (
+    "translate(\"action\" || ' ' || \"object_type\" || ' ' || \"object_id\" || ' ' || \"actor_name\" || ' ' || "
+    "replace(replace(replace(\"details\", '\\n', ' '), '\\r', ' '), '\\t', ' '), "
+    f"'{WORD_JOINERS}', '{' ' * len(WORD_JOINERS)}')")
+RECORD_WORDS_SQL = f"to_tsvector('simple'::regconfig, {RECORD_TEXT_SQL})"
+_AS_SPACES = str.maketrans(WORD_JOINERS, " " * len(WORD_JOINERS))
+
+
+def matching_text(rows: QuerySet[AuditRecord], q: str, *, indexed: bool = True) -> QuerySet[AuditRecord]:
+    """The records among `rows` that the free text `q` finds. PostgreSQL: whole words, through the words index
+    (RECORD_WORDS_SQL): each of q's space-separated terms must be found, its words next to each other and in
+    order (`ses_abc123` finds the words ses, abc123 in a row; `app.py` finds `/srv/app.py`), in any case; a
+    term of no word (`-`) is left out, and a q of no word finds nothing. SQLite: each term must be a substring
+    of one of those fields, in any case (its logs are small). `indexed=False` (PostgreSQL) spells the words so
+    that their index cannot be used: for a walk of the newest records."""
+    if connection.vendor != "postgresql":
+        for term in q.split():
+            found = Q()
+            for field in ("action", "object_type", "object_id", "actor_name", "details"):
+                found |= Q(**{f"{field}__icontains": term})
+            rows = rows.filter(found)
+        return rows
+    terms = [term.translate(_AS_SPACES) for term in q.split()]
+    words = _lexemes(" ".join(terms))
+    if not words:
+        return rows.none()
+    query = SearchQuery(terms[0], config="simple", search_type="phrase")
+    for term in terms[1:]:
+        query &= SearchQuery(term, config="simple", search_type="phrase")
+    words_sql = RECORD_WORDS_SQL if indexed else f"to_tsvector('simple'::regconfig, {RECORD_TEXT_SQL} || '')"
+    rows = rows.alias(record_words=RawSQL(words_sql, [], output_field=SearchVectorField()))
+    # Each word is in the record's text as a substring: a cheap test that PostgreSQL makes before building
+    # a record's words, where it walks records rather than the index (the longest word: the rarest, likely).
+    rows = rows.alias(record_text=Lower(RawSQL(RECORD_TEXT_SQL, [])))
+    return rows.filter(record_text__contains=max(words, key=len), record_words=query)
+
+
+def _lexemes(text: str) -> list[str]:
+    """The words PostgreSQL's parser finds in `text` (as the `simple` configuration keeps them)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT lexeme FROM unnest(to_tsvector('simple'::regconfig, %s))", [text])
+        return [lexeme for (lexeme,) in cursor.fetchall()]
 
 
 def check_reader(*, viewer) -> None:
@@ -103,9 +143,8 @@ def _newest_free_text(filters: AuditFilters, rows: QuerySet[AuditRecord], count:
     (the trigram index on the details, the object id's, the username's) and sorted, ordered by `id + 0` to
     keep the planner off the newest-first walk (docs/audit.md has the figures)."""
     upper = before_id if before_id is not None else (AuditRecord.objects.aggregate(top=Max("id"))["top"] or 0) + 1
-    walked = (filtered(replace(filters, q=None)).filter(id__lt=upper, id__gte=upper - RECENT_POSITIONS)
-              .annotate(details_walked=Concat("details", Value(""), output_field=TextField()))
-              .filter(_free_text(filters.q, details="details_walked")))
+    recent_rows = filtered(replace(filters, q=None)).filter(id__lt=upper, id__gte=upper - RECENT_POSITIONS)
+    walked = matching_text(recent_rows, filters.q, indexed=False)
     recent = list(walked.order_by("-id")[:count])
     if len(recent) == count:
         return recent
