@@ -120,33 +120,35 @@ def audit_page(*, viewer, filters: AuditFilters, before_id: int | None = None,
     """Newest first: up to `limit` records older than `before_id`, and the id to continue before (or None).
     Staff only (check_reader)."""
     check_reader(viewer=viewer)
-    rows = filtered(filters)
-    if before_id is not None:
-        rows = rows.filter(id__lt=before_id)
     count = min(limit, MAX_LIMIT) + 1
     if filters.q:
-        page = _newest_free_text(filters, rows, count, before_id)
+        found = newest_matching(filtered(replace(filters, q=None)), filters.q, count=count, before_id=before_id)
+        page = list(AuditRecord.objects.filter(id__in=found).order_by("-id"))
     else:
+        rows = filtered(filters)
+        if before_id is not None:
+            rows = rows.filter(id__lt=before_id)
         page = list(rows.order_by("-id")[:count])
     more = len(page) > limit
     page = page[:limit]
     return page, (page[-1].id if more and page else None)
 
 
-def _newest_free_text(filters: AuditFilters, rows: QuerySet[AuditRecord], count: int,
-                      before_id: int | None) -> list[AuditRecord]:
-    """The newest `count` records matching a free-text filter. The planner cannot tell a word found in every
-    record from one found in a single record, and picks one plan for both: walking the log newest first is
-    at once for the first and a walk through all 10 million records for the second; the trigram index is the
-    reverse. So the newest RECENT_POSITIONS are walked first, matching the details without their index (a
-    bounded walk); when they do not fill the page, matches are rare, and they are found through the indexes
-    (the trigram index on the details, the object id's, the username's) and sorted, ordered by `id + 0` to
-    keep the planner off the newest-first walk (docs/audit.md has the figures)."""
+def newest_matching(rows: QuerySet[AuditRecord], q: str, *, count: int, before_id: int | None = None) -> list[int]:
+    """The positions of the newest `count` records of `rows` (older than `before_id`) that the free text `q`
+    finds, newest first. Walking the log newest first answers at once for a word in most records and reads
+    all 10 million for a word in none; the words index is the reverse (a common word's list of records is
+    millions long). Which one a word needs, the planner can guess from its statistics only when it sees the
+    word, and a prepared statement's generic plan does not. So the newest RECENT_POSITIONS are walked first,
+    matching the words without their index (a bounded walk; each record's text is tested for the longest word
+    before its words are built); when they do not fill the page, matches are rare, and they are found through
+    the words index and sorted, ordered by `id + 0` to keep the planner off the newest-first walk
+    (docs/audit.md has the figures)."""
     upper = before_id if before_id is not None else (AuditRecord.objects.aggregate(top=Max("id"))["top"] or 0) + 1
-    recent_rows = filtered(replace(filters, q=None)).filter(id__lt=upper, id__gte=upper - RECENT_POSITIONS)
-    walked = matching_text(recent_rows, filters.q, indexed=False)
-    recent = list(walked.order_by("-id")[:count])
-    if len(recent) == count:
-        return recent
-    position = ExpressionWrapper(F("id") + 0, output_field=BigIntegerField())
-    return list(rows.order_by(position.desc())[:count])
+    rows = rows.filter(id__lt=upper)
+    walked = matching_text(rows.filter(id__gte=upper - RECENT_POSITIONS), q, indexed=False)
+    found = list(walked.order_by("-id").values_list("id", flat=True)[:count])
+    if len(found) < count:
+        position = ExpressionWrapper(F("id") + 0, output_field=BigIntegerField())
+        found = list(matching_text(rows, q).order_by(position.desc()).values_list("id", flat=True)[:count])
+    return found

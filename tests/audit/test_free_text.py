@@ -57,7 +57,8 @@ def test_postgresql_finds_whole_words_not_parts_of_words(dana, records):
     for q, expected in [("abc123", {"session"}), ("abc", set()), ("ses_abc", set()), ("call_42", set()),
                         ("kube", set()), ("app/main", {"path"}), ("smith", {"person"}), ("smith bob", {"person"}),
                         ("rollout kubernetes", {"heredoc"}), ("kubernetes nowhere", set()),
-                        ("app.main", {"path"}), ("main.js", set()), ("- kubernetes", {"heredoc"}), ("-", set()), ("<<", set())]:
+                        ("app.main", {"path"}), ("main.js", set()), ("- kubernetes", {"heredoc"}), ("-", set()),
+                        ("<<", set())]:
         assert _names(records, _found(dana, q)) == expected, q
 
 
