@@ -64,21 +64,21 @@ def filtered(filters: AuditFilters) -> QuerySet[AuditRecord]:
 # words with (paths, hosts, e-mail addresses, hyphenated words, signed numbers, tags) are read as spaces first,
 # so every run of letters and digits is a word, and JSON's \n, \r, \t do not glue their letter to the next
 # word. Migration 0005 indexes this very expression (GIN): the query must spell it the same way to use it.
+RECORD_FIELDS_SQL = "\"action\" || ' ' || \"object_type\" || ' ' || \"object_id\" || ' ' || \"actor_name\" || ' ' || "
 WORD_JOINERS = "-./:@_\\~+<>&"
 RECORD_TEXT_SQL = (
-    "translate(\"action\" || ' ' || \"object_type\" || ' ' || \"object_id\" || ' ' || \"actor_name\" || ' ' || "
-    "replace(replace(replace(\"details\", '\\n', ' '), '\\r', ' '), '\\t', ' '), "
+    f"translate({RECORD_FIELDS_SQL}replace(replace(replace(\"details\", '\\n', ' '), '\\r', ' '), '\\t', ' '), "
     f"'{WORD_JOINERS}', '{' ' * len(WORD_JOINERS)}')")
 RECORD_WORDS_SQL = f"to_tsvector('simple'::regconfig, {RECORD_TEXT_SQL})"
 _AS_SPACES = str.maketrans(WORD_JOINERS, " " * len(WORD_JOINERS))
 
 
 def matching_text(rows: QuerySet[AuditRecord], q: str, *, indexed: bool = True) -> QuerySet[AuditRecord]:
-    """The records among `rows` that the free text `q` finds. PostgreSQL: whole words, through the words index
-    (RECORD_WORDS_SQL): each of q's space-separated terms must be found, its words next to each other and in
-    order (`ses_abc123` finds the words ses, abc123 in a row; `app.py` finds `/srv/app.py`), in any case; a
-    term of no word (`-`) is left out, and a q of no word finds nothing. SQLite: each term must be a substring
-    of one of those fields, in any case (its logs are small). `indexed=False` (PostgreSQL) spells the words so
+    """The records among `rows` that the free text `q` finds. PostgreSQL: every word of q, whole, in any case
+    and order, anywhere in the record, through the words index (RECORD_WORDS_SQL); a q of no word finds
+    nothing. Not a phrase: a phrase of words found in most records would have each of their millions of
+    records read again, for the words' positions. SQLite: each space-separated term of q as a substring of
+    one of those fields, in any case (its logs are small). `indexed=False` (PostgreSQL) spells the words so
     that their index cannot be used: for a walk of the newest records."""
     if connection.vendor != "postgresql":
         for term in q.split():
@@ -87,19 +87,17 @@ def matching_text(rows: QuerySet[AuditRecord], q: str, *, indexed: bool = True) 
                 found |= Q(**{f"{field}__icontains": term})
             rows = rows.filter(found)
         return rows
-    terms = [term.translate(_AS_SPACES) for term in q.split()]
-    words = _lexemes(" ".join(terms))
+    text = q.translate(_AS_SPACES)
+    words = _lexemes(text)
     if not words:
         return rows.none()
-    query = SearchQuery(terms[0], config="simple", search_type="phrase")
-    for term in terms[1:]:
-        query &= SearchQuery(term, config="simple", search_type="phrase")
     words_sql = RECORD_WORDS_SQL if indexed else f"to_tsvector('simple'::regconfig, {RECORD_TEXT_SQL} || '')"
-    rows = rows.alias(record_words=RawSQL(words_sql, [], output_field=SearchVectorField()))
-    # Each word is in the record's text as a substring: a cheap test that PostgreSQL makes before building
-    # a record's words, where it walks records rather than the index (the longest word: the rarest, likely).
-    rows = rows.alias(record_text=Lower(RawSQL(RECORD_TEXT_SQL, [])))
-    return rows.filter(record_text__contains=max(words, key=len), record_words=query)
+    rows = rows.alias(record_words=RawSQL(words_sql, [], output_field=SearchVectorField()),
+                      record_fields=Lower(RawSQL(RECORD_FIELDS_SQL + '"details"', [])))
+    # Each word is in the record as a substring: cheap tests that PostgreSQL makes before it builds a
+    # record's words, where it walks records rather than the index.
+    return rows.filter(*[Q(record_fields__contains=word) for word in words],
+                       record_words=SearchQuery(text, config="simple", search_type="plain"))
 
 
 def _lexemes(text: str) -> list[str]:
