@@ -5,9 +5,9 @@ search.
 
 An index of an expression: no row is rewritten (the trigger of 0002, which refuses every UPDATE of a record,
 is never asked), and it is built CONCURRENTLY, so a server may go on appending records while a big log is
-indexed (docs/audit.md: about N minutes for 10 million records). So the migration is not atomic; one that
-stopped half-way leaves an invalid index, which the next run drops and builds again. SQLite searches
-substrings without an index: its logs are small."""
+indexed (docs/audit.md: 20 minutes for 10 million records on a busy machine). So the migration is not
+atomic; one that stopped half-way leaves an invalid index, which the next run drops and builds again. SQLite
+searches substrings without an index: its logs are small."""
 from django.db import migrations
 
 TABLE = "audit_app_auditrecord"
