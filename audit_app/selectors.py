@@ -27,7 +27,7 @@ class AuditFilters:
     outcome: str | None = None
     since: datetime.datetime | None = None
     until: datetime.datetime | None = None
-    q: str | None = None             # free text in the details, the object id or the actor's name
+    q: str | None = None             # free text: words of the action, object, actor's name, details
 
 
 def filtered(filters: AuditFilters) -> QuerySet[AuditRecord]:
@@ -138,7 +138,7 @@ def newest_matching(rows: QuerySet[AuditRecord], q: str, *, count: int, before_i
     all 10 million for a word in none; the words index is the reverse (a common word's list of records is
     millions long). Which one a word needs, the planner can guess from its statistics only when it sees the
     word, and a prepared statement's generic plan does not. So the newest RECENT_POSITIONS are walked first,
-    matching the words without their index (a bounded walk; each record's text is tested for the longest word
+    matching the words without their index (a bounded walk; each record is tested for q's words as substrings
     before its words are built); when they do not fill the page, matches are rare, and they are found through
     the words index and sorted, ordered by `id + 0` to keep the planner off the newest-first walk
     (docs/audit.md has the figures)."""

@@ -26,7 +26,7 @@ def create(apps, schema_editor):
                        "index.indexrelid WHERE class.relname = %s", [INDEX])
         found = cursor.fetchone()
         if found is not None and found[0]:
-            return  # built beforehand (docs/audit.md)
+            return  # built already (by hand, or a migration run that was stopped before its last step)
         if found is not None:
             cursor.execute(f"DROP INDEX CONCURRENTLY {INDEX}")
         cursor.execute(f"CREATE INDEX CONCURRENTLY {INDEX} ON {TABLE} USING gin ({WORDS})")
