@@ -19,6 +19,7 @@ from audit_app.log import OUTCOMES
 from audit_app.models import AuditRecord
 
 COUNT_CAP = 10_000
+SEARCH_CAP = 1_000  # a search from the search box lists its newest matches, ten pages
 
 
 class CappedPaginator(Paginator):
@@ -105,7 +106,7 @@ def _list_url() -> str:
 class AuditRecordAdmin(admin.ModelAdmin):
     list_display = ("id", "time", "action", "actor", "object", "outcome", "session_link")
     list_filter = (ActionFilter, OutcomeFilter, PersonFilter, ObjectFilter, SessionFilter, SinceFilter, UntilFilter)
-    search_fields = ("details", "object_id", "actor_name")
+    search_fields = ("details",)  # shows the search box; get_search_results does the search
     ordering = ("-id",)
     paginator = CappedPaginator
     show_full_result_count = False
@@ -142,6 +143,15 @@ class AuditRecordAdmin(admin.ModelAdmin):
     def pretty_details(self, record: AuditRecord):
         pretty = orjson.dumps(orjson.loads(record.details), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
         return format_html("<pre>{}</pre>", pretty.decode())
+
+    def get_search_results(self, request, queryset, search_term):
+        """The API's free text (selectors.newest_matching: whole words through their index on PostgreSQL), not
+        Django's substring scan of each search field: on a log of millions of records an answer in under a
+        second. Its newest SEARCH_CAP matches: more would cost a common word's search a walk through as many
+        records; a filter beside it narrows the search."""
+        if not search_term.strip():
+            return queryset, False
+        return queryset.filter(id__in=selectors.newest_matching(queryset, search_term, count=SEARCH_CAP)), False
 
     def has_view_permission(self, request, obj=None) -> bool:
         return request.user.is_active and request.user.is_staff

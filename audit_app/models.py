@@ -34,12 +34,10 @@ class AuditRecord(models.Model):
             models.Index(fields=["actor_name", "id"], name="audit_name_id"),
             models.Index(fields=["action", "id"], name="audit_action_id"),
             models.Index(fields=["object_type", "object_id", "id"], name="audit_object_id"),
-            # The free-text filter matches an object id alone (audit_app/selectors.py): with this index its OR
-            # of three conditions is three index lookups, not a scan of the whole log.
-            models.Index(fields=["object_id"], name="audit_objectid"),
             models.Index(fields=["session", "id"], name="audit_session_id"),
             models.Index(fields=["outcome", "id"], name="audit_outcome_id"),
             models.Index(fields=["time"], name="audit_time"),
+            # PostgreSQL: a GIN index of the record's words, for the free-text filter (migration 0005).
         ]
 
     def __str__(self) -> str:

@@ -1,6 +1,7 @@
 """The admin's audit log in a real browser (Debian's chromium driven by Playwright): a staff member signs in,
-sees their own sign-in at the top of the list, narrows it by action, outcome and free text, opens a record's
-detail and follows it to the person's timeline; a person who is not staff is kept out."""
+sees their own sign-in at the top of the list, narrows it by action, outcome and free text (the search box is
+the API's `q`), opens a record's detail and follows it to the person's timeline; a person who is not staff is
+kept out."""
 from __future__ import annotations
 
 import pytest
@@ -50,6 +51,10 @@ def test_staff_filter_the_audit_log_and_open_a_record(page, server, alice, trans
     page.press("#searchbar", "Enter")
     expect(rows.first).to_contain_text("token.created")
     expect(page.locator("#result_list")).not_to_contain_text("auth.signin_failed")
+    page.fill("#searchbar", "token.created alice")  # the API's free text: the action's words too, each term found
+    page.press("#searchbar", "Enter")
+    expect(rows.first).to_contain_text("token.created")
+    expect(page.locator("#result_list")).not_to_contain_text("auth.signin")
 
     page.goto(f"{server.url}{LIST}?action=auth.signin")
     rows.first.locator("th a").click()
