@@ -63,15 +63,10 @@ class UsageRecord(models.Model):
         return f"{self.call_id} {self.provider_id}/{self.model_id} {self.outcome}"
 
 
-class UsageDay(models.Model):
-    """Every ended call of one day (in AGENTSERVER_USAGE_TIME_ZONE) of one person, session and model, summed:
-    added to in the transaction that counts the call (usage_app.store), so it outlives the records
-    (`manage.py usage rollup` removes old ones). What the queries by session read for whole days."""
+class DaySums(models.Model):
+    """The sums of a day's ended calls that both day tables keep (usage_app.store adds each call to both)."""
     day = models.DateField()
-    person = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
-                               related_name="usage_days")
     person_key = models.IntegerField()
-    session_id = models.CharField(max_length=64)
     provider_id = models.CharField(max_length=255)
     model_id = models.CharField(max_length=255)
     calls = models.BigIntegerField(default=0)
@@ -85,6 +80,21 @@ class UsageDay(models.Model):
     cache_write_tokens = models.BigIntegerField(default=0)
     cost = models.FloatField(default=0.0)
     duration_ms = models.BigIntegerField(default=0)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.person_key} {self.provider_id}/{self.model_id}"
+
+
+class UsageDay(DaySums):
+    """Every ended call of one day (in AGENTSERVER_USAGE_TIME_ZONE) of one person, session and model, summed:
+    added to in the transaction that counts the call (usage_app.store), so it outlives the records
+    (`manage.py usage rollup` removes old ones). What the queries by session read for whole days."""
+    person = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
+                               related_name="usage_days")
+    session_id = models.CharField(max_length=64)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["day", "person_key", "session_id", "provider_id", "model_id"],
@@ -95,37 +105,16 @@ class UsageDay(models.Model):
             models.Index(fields=["session_id"], name="usage_day_session"),
         ]
 
-    def __str__(self) -> str:
-        return f"{self.day} {self.person_key} {self.provider_id}/{self.model_id}"
 
-
-class UsageDayTotal(models.Model):
+class UsageDayTotal(DaySums):
     """Every ended call of one day (in AGENTSERVER_USAGE_TIME_ZONE) of one person and model, summed: added to
     in the transaction that counts the call (usage_app.store), as UsageDay is. What the charts, the totals
     and the budgets read for whole days; a few rows per person and day."""
-    day = models.DateField()
-    person_key = models.IntegerField()
-    provider_id = models.CharField(max_length=255)
-    model_id = models.CharField(max_length=255)
-    calls = models.BigIntegerField(default=0)
-    failed_calls = models.BigIntegerField(default=0)          # outcome error or aborted
-    unpriced_calls = models.BigIntegerField(default=0)
-    unreported_calls = models.BigIntegerField(default=0)      # the provider sent no usage
-    input_tokens = models.BigIntegerField(default=0)
-    output_tokens = models.BigIntegerField(default=0)
-    reasoning_tokens = models.BigIntegerField(default=0)
-    cache_read_tokens = models.BigIntegerField(default=0)
-    cache_write_tokens = models.BigIntegerField(default=0)
-    cost = models.FloatField(default=0.0)
-    duration_ms = models.BigIntegerField(default=0)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["day", "person_key", "provider_id", "model_id"],
                                                name="usage_total_one_row_per_key")]
         indexes = [models.Index(fields=["person_key", "day"], name="usage_total_person_day")]
-
-    def __str__(self) -> str:
-        return f"{self.day} {self.person_key} {self.provider_id}/{self.model_id}"
 
 
 SCOPES = ("everyone", "group", "person")
