@@ -91,19 +91,24 @@ _WORKERS_IN_FLIGHT = sql.Query(lambda worker: UsageRecord.objects.filter(outcome
                                .values_list("worker", flat=True).distinct())
 
 
-def end_dead_calls(alive, session_ids: list[str] | None = None) -> int:
-    """The in-flight records (of these sessions; of all when None) made by another worker that `alive` (a set
-    of worker ids → those alive) says is dead: ended as aborted, with no usage reported (it died with the
-    worker), and counted, in the caller's transaction. One UPDATE of the records still in flight, returning
-    those it ended: two workers doing this at once end each record once (on PostgreSQL the second waits for
-    the first's rows and then finds them ended; SQLite has one writer). How many."""
+def dead_workers_with_calls_in_flight(alive, session_ids: list[str] | None = None) -> list[str]:
+    """The other workers with calls in flight (of these sessions; of any when None) that `alive` (a set of
+    worker ids → those alive) says are dead. A read: no transaction, no writer's turn."""
     workers = workers_with_calls_in_flight(session_ids)
-    dead = sorted(workers - alive(workers))
-    if not dead:
+    return sorted(workers - alive(workers)) if workers else []
+
+
+def end_calls_in_flight(workers: list[str], session_ids: list[str] | None = None) -> int:
+    """The in-flight records (of these sessions; of any when None) made by these dead workers: ended as
+    aborted, with no usage reported (it died with the worker), and counted, in the caller's transaction. One
+    UPDATE of the records still in flight, returning those it ended: two workers doing this at once end each
+    record once (on PostgreSQL the second waits for the first's rows and then finds them ended; SQLite has one
+    writer). How many."""
+    if not workers:
         return 0
     quote = connection.ops.quote_name
-    condition = f"{quote('worker')} IN ({', '.join(['%s'] * len(dead))})"
-    params: list = list(dead)
+    condition = f"{quote('worker')} IN ({', '.join(['%s'] * len(workers))})"
+    params: list = list(workers)
     if session_ids is not None:
         condition += f" AND {quote('session_id')} IN ({', '.join(['%s'] * len(session_ids))})"
         params += session_ids

@@ -1,5 +1,5 @@
 """The index of the calls in flight (partial: only records whose outcome is in_flight), which every worker's
-sweep for the calls of dead workers reads every few seconds (usage_app.store.end_dead_calls): a lookup of a
+sweep for the calls of dead workers reads every few seconds (usage_app.services.do_end_dead_calls): a lookup of a
 few entries, however many records the table holds.
 
 On PostgreSQL it is built CONCURRENTLY, so a server goes on counting calls while a big table is read (the
