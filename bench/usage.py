@@ -2,7 +2,7 @@
 for a year of a 500-person team (and their day sums), then times the queries GET /api/usage makes (through
 the same selector), before and after rolling up (removing the records of) everything older than 30 days,
 the cost of counting one model call and of the budget check; `--dashboard-only` times the admin dashboard's
-reads.
+reads, `--per-call-only` the cost per call alone.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/usage_bench SECRET_KEY=x python bench/usage.py
     python bench/usage.py --rows 1000000 --keep      # reuse the rows of a previous run when there are N
@@ -238,6 +238,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="reuse the records and day rows already there")
     parser.add_argument("--no-rollup", action="store_true")
     parser.add_argument("--dashboard-only", action="store_true", help="time only the dashboard's reads")
+    parser.add_argument("--per-call-only", action="store_true",
+                        help="time only counting a call and the budget check (best of three)")
     options = parser.parse_args()
     rows = options.rows or (5_000_000 if connection.vendor == "postgresql" else 200_000)
     start = time.monotonic()
@@ -251,6 +253,12 @@ def main() -> None:
         start = time.monotonic()
         fill_day_sums()
         print(f"day sums of the records filled in {time.monotonic() - start:.1f} s", flush=True)
+    if options.per_call_only:
+        counting = min(time_accounting(person_ids[0], calls=1000) for _ in range(3))
+        check = min(time_budget_check(person_ids[0]) for _ in range(3))
+        print(f"{connection.vendor}: counting one model call {counting:.3f} ms CPU, budget check {check:.3f} ms CPU, "
+              f"together {counting + check:.3f} ms; load average {os.getloadavg()[0]:.1f}")
+        return
     if options.dashboard_only:
         analyze()
         print(f"{UsageRecord.objects.count():,} records, {UsageDay.objects.count():,} day rows, "

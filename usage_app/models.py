@@ -14,7 +14,8 @@ from django.db import models
 from django.db.models import Q
 
 # "in_flight": written when the request goes out, ended in the step's transaction; a dead worker's are ended
-# "aborted" by the worker that adopts its session. Sums count a call once it has ended.
+# "aborted" by the worker that adopts its session, or by any worker's sweep (usage_app.services
+# .do_end_dead_calls). Sums count a call once it has ended.
 OUTCOMES = ("in_flight", "completed", "error", "aborted")
 IN_FLIGHT = "in_flight"
 PURPOSES = ("step", "title", "compaction", "subagent")
@@ -57,6 +58,8 @@ class UsageRecord(models.Model):
             models.Index(fields=["at"], name="usage_at"),
             models.Index(fields=["session_id"], name="usage_session"),
             models.Index(fields=["provider_id", "model_id", "at"], name="usage_model_at"),
+            # Only the calls under way: what every worker's sweep for dead workers' calls reads.
+            models.Index(fields=["worker"], condition=Q(outcome=IN_FLIGHT), name="usage_in_flight"),
         ]
 
     def __str__(self) -> str:

@@ -30,11 +30,16 @@ def do_record_call(*, call: ModelCall | None) -> None:
         publish_crossed_warnings(person_id=call.person_id, cost=call.cost)
 
 
-def do_end_dead_calls(*, session_ids: list[str]) -> int:
-    """The calls of these sessions that a dead worker left in flight (its process or host gone: its usage with
-    it) ended as aborted and counted, once; a live worker's are left to it. How many."""
+def do_end_dead_calls(*, session_ids: list[str] | None = None) -> int:
+    """The calls (of these sessions; of every session when None: the periodic sweep) that a dead worker left
+    in flight (its process or host gone: its usage with it) ended as aborted and counted, once, however many
+    workers do this at once; a live worker's are left to it. How many. Who is dead is read first, outside
+    the transaction: the janitor asks every few seconds, and on SQLite a transaction takes the writer's turn."""
+    dead = store.dead_workers_with_calls_in_flight(liveness.alive, session_ids)
+    if not dead:
+        return 0
     with transaction.atomic():
-        return store.end_dead_calls(session_ids, liveness.alive)
+        return store.end_calls_in_flight(dead, session_ids)
 
 
 def check_rollup_age(*, older_than_days: int) -> int:

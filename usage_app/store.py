@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import asdict
 from functools import cache
 
 from django.db import connection
@@ -15,20 +14,49 @@ from usage_app.zone import usage_zone
 
 ENDED = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens", "cost",
          "priced", "usage_reported", "credential", "duration_ms", "outcome")
+# A record's columns in the order _values gives them.
+COLUMNS = ("call_id", "at", "day", "person_id", "person_key", "session_id", "message_id", "agent", "purpose",
+           "provider_id", "model_id", *ENDED, "worker")
+# What the day sums add up of an ended record (its RETURNING list and the day sum upserts' columns).
+COUNTED = ("1 AS calls, CASE WHEN outcome IN ('error', 'aborted') THEN 1 ELSE 0 END AS failed_calls, "
+           "CASE WHEN priced THEN 0 ELSE 1 END AS unpriced_calls, "
+           "CASE WHEN usage_reported THEN 0 ELSE 1 END AS unreported_calls, input_tokens, output_tokens, "
+           "reasoning_tokens, cache_read_tokens, cache_write_tokens, cost, duration_ms")
+DAY_ROW = "day, person_key, session_id, provider_id, model_id, person_id"
 
 
-def _row(call: ModelCall) -> UsageRecord:
-    fields = asdict(call)
-    started_ms = fields.pop("started_ms")
-    fields["person_key"] = fields["person_id"]
-    at = dt.datetime.fromtimestamp(started_ms / 1000, tz=dt.UTC)
-    return UsageRecord(at=at, day=at.astimezone(usage_zone()).date(), worker=WORKER_ID, **fields)
+def _values(call: ModelCall) -> list:
+    """The call's record as the parameters of COLUMNS, built straight from the call (a model instance and
+    dataclasses.asdict cost more than the statement)."""
+    at = dt.datetime.fromtimestamp(call.started_ms / 1000, tz=dt.UTC)
+    ops = connection.ops
+    return [call.call_id, ops.adapt_datetimefield_value(at),
+            ops.adapt_datefield_value(at.astimezone(usage_zone()).date()), call.person_id, call.person_id,
+            call.session_id, call.message_id, call.agent, call.purpose, call.provider_id, call.model_id,
+            call.input_tokens, call.output_tokens, call.reasoning_tokens, call.cache_read_tokens,
+            call.cache_write_tokens, float(call.cost), call.priced, call.usage_reported, call.credential,
+            call.duration_ms, call.outcome, WORKER_ID]
+
+
+@cache
+def _insert(ended: bool) -> str:
+    """The record's INSERT. Its start (`ended` false): a record already there (the call ended first) is left
+    as it is. Its end: a record still in flight takes what the call used and how it ended (by call id, in the
+    same statement as the insert, so an in-flight insert that commits while this runs cannot slip between
+    an update that found nothing and an insert); one that had ended already is left, and no row comes back."""
+    head = (f"INSERT INTO {UsageRecord._meta.db_table} AS record ({', '.join(COLUMNS)}) "
+            f"VALUES ({', '.join(['%s'] * len(COLUMNS))}) ON CONFLICT (call_id) ")
+    if not ended:
+        return head + "DO NOTHING"
+    taken = ", ".join(f"{name} = EXCLUDED.{name}" for name in ENDED)
+    return head + f"DO UPDATE SET {taken} WHERE record.outcome = '{IN_FLIGHT}' RETURNING "
 
 
 def record_start(call: ModelCall) -> None:
     """The call's record as its request goes out (outcome in_flight, nothing used yet), so that a worker's
     death cannot lose it: counted nowhere until it ends. A record already there is left as it is."""
-    sql.insert(UsageRecord, [_row(call)], generated_pk=True, skip_conflicts=True)
+    with connection.cursor() as cursor:
+        cursor.execute(_insert(False), _values(call))
 
 
 def record_end(call: ModelCall) -> bool:
@@ -36,39 +64,59 @@ def record_end(call: ModelCall) -> bool:
     call whose start was not written), its record is inserted. A record that had ended already wins (an
     abort arriving after the step end; a call a worker that adopted the session ended as aborted): this
     ending is dropped. Whether it was counted; when it was, its day sums are added to (same transaction)."""
-    row = _row(call)
-    ended_values = [getattr(row, name) for name in ENDED]
-    if connection.vendor == "postgresql":  # the record ended and both day sums added to: one round trip
-        with connection.cursor() as cursor:
-            cursor.execute(_ended_with_day_sums(), [*ended_values, call.call_id])
-            if cursor.rowcount == 1:
-                return True
-    elif sql.update(UsageRecord, {"call_id": call.call_id, "outcome": IN_FLIGHT},
-                    dict(zip(ENDED, ended_values, strict=True))) == 1:
-        _add_to_day_sums(row)
-        return True
-    sql.insert(UsageRecord, [row], generated_pk=True, skip_conflicts=True)
-    if row.pk is None:
-        return False
-    _add_to_day_sums(row)
-    return True
+    values = _values(call)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":  # the record ended and both day sums added to: one round trip
+            cursor.execute(_ended_with_day_sums(), values)
+            return cursor.rowcount == 1
+        cursor.execute(_insert(True) + DAY_ROW + ", " + COUNTED, values)
+        counted = cursor.fetchone()
+        if counted is not None:
+            _add_to_day_sums(cursor, counted)
+        return counted is not None
 
 
-def end_dead_calls(session_ids: list[str], alive) -> int:
-    """The in-flight records of these sessions made by another worker that `alive` (a set of worker ids →
-    those alive) says is dead: ended as aborted, with no usage reported (it died with the worker), and
-    counted. How many."""
-    dead = {}
-    for row in UsageRecord.objects.filter(session_id__in=session_ids, outcome=IN_FLIGHT).exclude(worker=WORKER_ID):
-        dead.setdefault(row.worker, []).append(row)
-    for worker in alive(set(dead)):
-        dead.pop(worker, None)
+def workers_with_calls_in_flight(session_ids: list[str] | None = None) -> set[str]:
+    """The other workers with calls in flight (of these sessions): a lookup in the index of in-flight records,
+    which holds only the calls under way."""
+    if session_ids is None:
+        return set(_WORKERS_IN_FLIGHT.all(WORKER_ID))
+    return set(UsageRecord.objects.filter(session_id__in=session_ids, outcome=IN_FLIGHT)
+               .exclude(worker=WORKER_ID).values_list("worker", flat=True).distinct())
+
+
+_WORKERS_IN_FLIGHT = sql.Query(lambda worker: UsageRecord.objects.filter(outcome=IN_FLIGHT).exclude(worker=worker)
+                               .values_list("worker", flat=True).distinct())
+
+
+def dead_workers_with_calls_in_flight(alive, session_ids: list[str] | None = None) -> list[str]:
+    """The other workers with calls in flight (of these sessions; of any when None) that `alive` (a set of
+    worker ids → those alive) says are dead. A read: no transaction, no writer's turn."""
+    workers = workers_with_calls_in_flight(session_ids)
+    return sorted(workers - alive(workers)) if workers else []
+
+
+def end_calls_in_flight(workers: list[str], session_ids: list[str] | None = None) -> int:
+    """The in-flight records (of these sessions; of any when None) made by these dead workers: ended as
+    aborted, with no usage reported (it died with the worker), and counted, in the caller's transaction. One
+    UPDATE of the records still in flight, returning those it ended: two workers doing this at once end each
+    record once (on PostgreSQL the second waits for the first's rows and then finds them ended; SQLite has one
+    writer). How many."""
+    if not workers:
+        return 0
+    quote = connection.ops.quote_name
+    condition = f"{quote('worker')} IN ({', '.join(['%s'] * len(workers))})"
+    params: list = list(workers)
+    if session_ids is not None:
+        condition += f" AND {quote('session_id')} IN ({', '.join(['%s'] * len(session_ids))})"
+        params += session_ids
     ended = 0
-    for row in (row for rows in dead.values() for row in rows):
-        row.outcome, row.usage_reported = "aborted", False
-        if sql.update(UsageRecord, {"call_id": row.call_id, "outcome": IN_FLIGHT},
-                      {"outcome": row.outcome, "usage_reported": False}) == 1:
-            _add_to_day_sums(row)
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {quote(UsageRecord._meta.db_table)} SET {quote('outcome')} = 'aborted', "
+                       f"{quote('usage_reported')} = %s WHERE {quote('outcome')} = '{IN_FLIGHT}' AND {condition} "
+                       f"RETURNING {DAY_ROW}, {COUNTED}", [False, *params])
+        for counted in cursor.fetchall():
+            _add_to_day_sums(cursor, counted)
             ended += 1
     return ended
 
@@ -82,47 +130,33 @@ DAY_KEYS = {UsageDay: ("day", "person_key", "session_id", "provider_id", "model_
 @cache
 def _day_sum_upsert(model, source: str | None = None) -> str:
     """INSERT … ON CONFLICT DO UPDATE adding to the row of the call's key (SQLite and PostgreSQL alike),
-    spelt out once per table; its values bound, or selected from `source` (a WITH query's name)."""
-    quote, table = connection.ops.quote_name, connection.ops.quote_name(model._meta.db_table)
+    spelt out once per table; its values bound, or selected from `source` (a WITH query's name). Names are
+    written bare and the tables aliased: psycopg caches a statement's parsing only up to 4,096 characters, and
+    the end of a call with both day sums went past that (parsed anew at every call: 0.2 ms of CPU)."""
     key = DAY_KEYS[model]
     extra = ("person_id",) if model is UsageDay else ()
-    names = [quote(name) for name in (*key, *extra, *DAY_SUMS)]
+    names = (*key, *extra, *DAY_SUMS)
     values = (f"SELECT {', '.join(names)} FROM {source}" if source
               else f"VALUES ({', '.join(['%s'] * len(names))})")
-    added = ", ".join(f"{quote(name)} = {table}.{quote(name)} + EXCLUDED.{quote(name)}" for name in DAY_SUMS)
-    return (f"INSERT INTO {table} ({', '.join(names)}) {values} "
-            f"ON CONFLICT ({', '.join(quote(name) for name in key)}) DO UPDATE SET {added}")
+    added = ", ".join(f"{name} = sums.{name} + EXCLUDED.{name}" for name in DAY_SUMS)
+    return (f"INSERT INTO {model._meta.db_table} AS sums ({', '.join(names)}) {values} "
+            f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {added}")
 
 
 @cache
 def _ended_with_day_sums() -> str:
-    """PostgreSQL: the in-flight record's UPDATE, and the day sums' upserts fed by the row it returns, as one
-    statement (data-modifying WITH); its row count is 1 when the record was in flight. Parameters: ENDED's
-    values, then the call id."""
-    quote = connection.ops.quote_name
-    record = quote(UsageRecord._meta.db_table)
-    assignments = ", ".join(f"{quote(name)} = %s" for name in ENDED)
-    counted = ("1 AS calls, CASE WHEN outcome IN ('error', 'aborted') THEN 1 ELSE 0 END AS failed_calls, "
-               "CASE WHEN priced THEN 0 ELSE 1 END AS unpriced_calls, "
-               "CASE WHEN usage_reported THEN 0 ELSE 1 END AS unreported_calls, "
-               + ", ".join(quote(name) for name in DAY_SUMS[4:]))
+    """PostgreSQL: the record's ending (_insert(True)) and the day sums' upserts fed by the row it returns, as
+    one statement (data-modifying WITH); its row count is 1 when the call was counted. Parameters: COLUMNS'."""
     by_session, total = (_day_sum_upsert(model, source="ended") for model in (UsageDay, UsageDayTotal))
-    return (f"WITH ended AS (UPDATE {record} SET {assignments} WHERE call_id = %s AND outcome = '{IN_FLIGHT}' "
-            f"RETURNING day, person_key, session_id, provider_id, model_id, person_id, {counted}), "
-            f"by_session AS ({by_session}) {total}")
+    return (f"WITH ended AS ({_insert(True)}{DAY_ROW}, {COUNTED}), by_session AS ({by_session}) {total}")
 
 
-def _add_to_day_sums(row: UsageRecord) -> None:
+def _add_to_day_sums(cursor, counted: tuple) -> None:
     """One ended call added to its day's sums per session (UsageDay) and per person and model (UsageDayTotal),
-    in the caller's transaction."""
-    day = connection.ops.adapt_datefield_value(row.day)
-    sums = [1, int(row.outcome in ("error", "aborted")), int(not row.priced), int(not row.usage_reported),
-            row.input_tokens, row.output_tokens, row.reasoning_tokens, row.cache_read_tokens,
-            row.cache_write_tokens, float(row.cost), row.duration_ms]
-    with connection.cursor() as cursor:
-        cursor.execute(_day_sum_upsert(UsageDay), [day, row.person_key, row.session_id, row.provider_id,
-                                                   row.model_id, row.person_id, *sums])
-        cursor.execute(_day_sum_upsert(UsageDayTotal), [day, row.person_key, row.provider_id, row.model_id, *sums])
+    in the caller's transaction. `counted`: DAY_ROW then the day sums' values, as the record returns them."""
+    day, person_key, session_id, provider_id, model_id, person_id, *sums = counted
+    cursor.execute(_day_sum_upsert(UsageDay), [day, person_key, session_id, provider_id, model_id, person_id, *sums])
+    cursor.execute(_day_sum_upsert(UsageDayTotal), [day, person_key, provider_id, model_id, *sums])
 
 
 def records_remove_before(cutoff: dt.datetime) -> int:

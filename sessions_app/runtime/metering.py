@@ -2,7 +2,8 @@
 flight as its request goes out, then ended — a step's call with the step's end (runtime/assistant_message.py,
 one transaction), a failed or retried attempt when it fails, an aborted one when the abort closes the step, a
 title when it is made; a call its worker's death cut is ended as aborted by the worker that adopts the session
-(runtime/resume.py). Each is preceded by the budget check (usage_app.budgets)."""
+(runtime/resume.py), or, on a session nobody adopts (a title's call, an idle session), by the sweep every
+worker's janitor makes (runtime/supervisor.py). Each is preceded by the budget check (usage_app.budgets)."""
 from __future__ import annotations
 
 from agentserver.workers.loop import db
@@ -43,6 +44,11 @@ def title_call(session: Session, provider_id: str, model_id: str) -> MeteredCall
 def end_dead_calls(session_ids: list[str]) -> None:
     """(Synchronous, in a thread.) The calls of these sessions a dead worker left in flight, ended as aborted."""
     do_end_dead_calls(session_ids=session_ids)
+
+
+def sweep_dead_calls() -> int:
+    """(Synchronous, in a thread.) Every call a dead worker left in flight, of any session, ended as aborted."""
+    return do_end_dead_calls()
 
 
 async def check_budget(session: Session) -> None:

@@ -20,7 +20,7 @@ from agentserver.workers import liveness as workers
 from agentserver.workers import loop as server_loop
 from agentserver.workers import shutdown
 from agentserver.workers.loop import free_db
-from sessions_app.runtime import leases, resume, wakeups
+from sessions_app.runtime import leases, metering, resume, wakeups
 from sessions_app.runtime.runner import Runner, group_name
 
 log = logging.getLogger(__name__)
@@ -126,7 +126,8 @@ class Supervisor:
         """Adopts sessions whose runner died (an expired lease) and sessions with a stored prompt no runner
         took (its host died between storing it and taking the lease). A prompt younger than a lease is left to
         the worker that stored it; the first round looks back a day (every host may have been
-        down), later ones an hour."""
+        down), later ones an hour. Each round also ends the model calls dead workers left in flight on sessions
+        nobody adopts (a title's call, a session left idle): an index lookup, usually of nothing."""
         look_back_ms = STRANDED_FIRST_LOOK_BACK_MS
         while not self._draining:
             try:
@@ -139,6 +140,10 @@ class Supervisor:
                         await self.ensure_runner(session_id)
             except Exception:
                 log.exception("runner janitor")
+            try:
+                await free_db(metering.sweep_dead_calls)()
+            except Exception:
+                log.exception("ending dead workers' calls in flight")
             await asyncio.sleep(JANITOR_SECONDS)
 
 

@@ -4,6 +4,7 @@ model call — until the model stops, the step limit ends it, or the session is 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 
 from agentserver.errors import ApiError
@@ -101,9 +102,11 @@ async def _first_step(scope: RunScope, user: Message, turn: Turn) -> None:
 
     session, model = scope.session, user.info.get("model") or {}
     if session.parent_id is None:
+        # A context of its own: the runner's (its thread for database calls, agentserver.workers.loop.db) ends
+        # with the turn, which a slow title outlives; in it the title's call could not be counted when it ended.
         asyncio.get_running_loop().create_task(generate_title(
             session_id=session.id, context=turn.context, config=turn.config,
-            model=(model.get("providerID"), model.get("modelID"))))
+            model=(model.get("providerID"), model.get("modelID"))), context=contextvars.Context())
     if "summary" not in user.info:
         user.info = {**user.info, "summary": {"diffs": []}}
         await db(message_service.message_save)(session=session, info=user.info)

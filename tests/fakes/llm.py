@@ -89,6 +89,8 @@ class FakeLLM:
         self._lock = threading.Lock()
         self._open = threading.Event()
         self._open.set()
+        self._titles_open = threading.Event()
+        self._titles_open.set()
         self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-llm", daemon=True)
@@ -116,8 +118,16 @@ class FakeLLM:
     def release(self) -> None:
         self._open.set()
 
+    def hold_titles(self) -> None:
+        """Keep title requests waiting (recorded, unanswered) until `release_titles()`; the others are answered."""
+        self._titles_open.clear()
+
+    def release_titles(self) -> None:
+        self._titles_open.set()
+
     def reset(self) -> None:
         self._open.set()
+        self._titles_open.set()
         with self._lock:
             self._queue.clear()
             self.requests.clear()
@@ -174,6 +184,8 @@ def _handler_for(fake: FakeLLM):
             request = RecordedRequest(protocol, path, {k.lower(): v for k, v in self.headers.items()}, body)
             reply = fake._next_reply(request)
             fake._open.wait()
+            if "title generator" in request.system_text.lower():
+                fake._titles_open.wait()
             try:
                 if reply.error_status:
                     return llm_wire.send_error(self, protocol, reply)
