@@ -4,6 +4,7 @@ registered (named by its operation ids). Views stay thin: read the declared inpu
 render."""
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -234,7 +235,14 @@ class Takes:
 
     def of(self, view) -> Takes:
         """This declaration with a body named by attribute resolved on `view` (a view class or instance)."""
-        return replace(self, body=getattr(view, self.body)) if isinstance(self.body, str) else self
+        if not isinstance(self.body, str):
+            return self
+        return _resolved(self, view if isinstance(view, type) else type(view))
+
+
+@functools.cache
+def _resolved(declared: Takes, view_class: type) -> Takes:
+    return replace(declared, body=getattr(view_class, declared.body))
 
 
 NOTHING = Takes()
