@@ -1,11 +1,14 @@
-"""The HTTP edge every DRF route goes through: the base views, input parsing, the strict input fields, the
-one wording of a 400, the v2 envelopes, and how a URL pattern is registered (named by its operation ids).
-Views stay thin: parse, call one service or selector, render."""
+"""The HTTP edge every DRF route goes through: the base views, what a handler declares it takes (`@takes`) and
+the parsing of it, the strict input fields, the one wording of a 400, the v2 envelopes, and how a URL pattern is
+registered (named by its operation ids). Views stay thin: read the declared input, call one service or selector,
+render."""
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from django.core.exceptions import ImproperlyConfigured
@@ -52,7 +55,8 @@ def resolve_contexts_with(resolver: ContextResolver) -> None:
 
 
 class ApiView(APIView):
-    """Authenticated view. `self.context(request)` resolves the runtime context (403 outside roots)."""
+    """Authenticated view. `self.body(request)` and `self.query(request)` are the input its handler declares
+    (`@takes`); `self.context(request)` resolves the runtime context (403 outside roots)."""
 
     allow_workspace = False
     path_ids: ClassVar[dict[str, str]] = {}  # path parameters that are ids beyond PATH_IDS: name -> prefix
@@ -70,10 +74,32 @@ class ApiView(APIView):
             # would have answered 404 first.
             request.data  # noqa: B018
 
+    def declared(self, request, what: str) -> Takes:
+        """The running handler's declaration, which must name `what` ("body", "query", "directory")."""
+        inputs = inputs_of(self, request.method)
+        if not getattr(inputs, what):
+            # /doc states a handler's input from its declaration: one that reads an input declares it.
+            raise ImproperlyConfigured(f"{type(self).__name__}.{request.method.lower()} reads its {what}: "
+                                       f"declare it with @takes")
+        return inputs
+
+    def body(self, request) -> dict:
+        """The request's body, validated as the handler declared (`@takes(Serializer)`): else a 400."""
+        inputs = self.declared(request, "body")
+        data = inputs.prepare(self, request.data) if inputs.prepare is not None else request.data
+        if isinstance(inputs.body, AnyObject):
+            return body_object(data, inputs.body.what)
+        return parse(inputs.body, data, partial=inputs.partial)
+
+    def query(self, request) -> dict:
+        """The request's query parameters, validated as the handler declared (`@takes(query=Serializer)`)."""
+        return parse_query(self.declared(request, "query").query, request)
+
     def context(self, request, *, query: dict | None = None) -> RuntimeContext:
         """`query`: the directory/workspace parameters when the route takes them in another form."""
         if _resolve_context is None:
             raise ImproperlyConfigured("no runtime context resolver: is projects_app installed?")
+        self.declared(request, "directory")
         if self.allow_workspace:
             workspace = (query if query is not None else request.GET).get("workspace")
             if workspace and (len(workspace) > MAX_ID or not re.fullmatch(WORKSPACE_PATTERN, workspace)):
@@ -175,6 +201,82 @@ def body_object(data, what: str = "a JSON object") -> dict:
     if not isinstance(data, dict):
         raise BadRequest(expected(what, data), kind="Body")
     return data
+
+
+# ---- what an operation takes, declared on its handler ------------------------------------------------------
+# A handler says what it takes with `@takes(...)`, and nowhere else: it reads its input with `self.body(request)`
+# and `self.query(request)`, which parse what it declared, at the moment it chooses (after its path's objects are
+# found: another's session is a 404 whatever the body holds). /doc (agentserver/http/schema.py) and the battery
+# read the same declaration (`inputs_of`), so what the document states is what the edge validates.
+
+@dataclass(frozen=True)
+class AnyObject:
+    """A body that may be any JSON object (a Config, a Part); `what` is how a 400 names it."""
+
+    what: str = "a JSON object"
+
+
+ANY_OBJECT = AnyObject()
+
+
+@dataclass(frozen=True)
+class Takes:
+    """`body`: a serializer class, an AnyObject, or the name of a view attribute holding either (a base class's
+    handler whose subclasses each name their body); `query`: a serializer class; `partial`: fields of the body
+    may be left out; `prepare(view, data)`: what the body serializer is given, made from the request's body
+    (the v2 replies' `response` spelling); `directory`: the handler works in a runtime context
+    (`self.context(request)`), so it takes `directory` (and `workspace` where the view allows one)."""
+
+    body: type[serializers.Serializer] | AnyObject | str | None = None
+    query: type[serializers.Serializer] | None = None
+    partial: bool = False
+    prepare: Callable | None = None
+    directory: bool = False
+
+    def of(self, view) -> Takes:
+        """This declaration with a body named by attribute resolved on `view` (a view class or instance)."""
+        if not isinstance(self.body, str):
+            return self
+        return _resolved(self, view if isinstance(view, type) else type(view))
+
+
+@functools.cache
+def _resolved(declared: Takes, view_class: type) -> Takes:
+    return replace(declared, body=getattr(view_class, declared.body))
+
+
+NOTHING = Takes()
+
+
+def takes(body: type[serializers.Serializer] | AnyObject | str | None = None, *,
+          query: type[serializers.Serializer] | None = None, partial: bool = False,
+          prepare: Callable | None = None, directory: bool = False):
+    """Declares what a handler takes (see Takes)."""
+    declared = Takes(body, query, partial, prepare, directory)
+
+    def declare(handler):
+        handler.takes = declared
+        return handler
+    return declare
+
+
+def succeeds_with(*statuses: int):
+    """Declares the 2xx statuses a handler answers (200 when it declares none), for /doc."""
+    def declare(handler):
+        handler.success_statuses = statuses
+        return handler
+    return declare
+
+
+def success_statuses(view, method: str) -> tuple[int, ...]:
+    return getattr(getattr(view, method.lower(), None), "success_statuses", (200,))
+
+
+def inputs_of(view, method: str) -> Takes:
+    """What the handler of `method` on `view` (a view class or instance) declares it takes; NOTHING when it
+    declares nothing."""
+    declared = getattr(getattr(view, method.lower(), None), "takes", None)
+    return declared.of(view) if declared is not None else NOTHING
 
 
 def id_param(value: str, prefix: str, label: str) -> str:

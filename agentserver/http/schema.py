@@ -1,10 +1,11 @@
 """OpenAPI generation (/doc) from the edge's own declarations, so the document states what the views enforce.
 
-- Bodies and queries: read from the very calls a handler makes (`parse(Serializer, request.data)`,
-  `parse_query(Serializer, request)`, `body_object(request.data)`), following the view's own methods and its
-  module's helpers; the serializer found is the one that validates, so the document cannot drift from it.
+- Bodies, queries and the directory: what each handler declares it takes (`@takes(Body, query=Query,
+  directory=True)`, agentserver/http/api.py), the declaration the edge parses with (`self.body(request)`,
+  `self.query(request)`; `self.context(request)` refuses a handler that did not declare `directory`), so the
+  document cannot drift from what validates.
 - Path ids: `agentserver.http.api.PATH_IDS`, the table `ApiView` validates path parameters with.
-- Answers: the handler's success statuses (what its `return`s name, else 200) and every error the edge and
+- Answers: the handler's success statuses (`@succeeds_with(204)`, else 200) and every error the edge and
   the view can give, each in the spec's error shape (`ERROR_STATUSES`, `ApiView.answers`).
 - Operation ids: the view's `operation_ids`; routes that are not DRF views (the event streams) are listed too.
 - Success bodies: what the view declares (`answer_schemas`, by method; `answer_media_types` for an answer
@@ -15,12 +16,10 @@
 """
 from __future__ import annotations
 
-import ast
 import functools
 import inspect
 import json
 import re
-import textwrap
 from pathlib import Path
 
 from django.urls import URLPattern, URLResolver, get_resolver
@@ -68,96 +67,15 @@ ERROR_SCHEMA = {
 }
 
 
-# ---- what a handler parses, read from its source -----------------------------------------------------------
+# ---- what a handler takes and answers, as it declares it (api.takes, api.succeeds_with) -----------------
 
 class Inputs:
     def __init__(self):
-        self.body = None        # a serializer class, or OpenApiTypes.OBJECT for body_object()
+        self.body = None        # a serializer class, or OpenApiTypes.OBJECT for any JSON object (api.AnyObject)
         self.query = None       # a serializer class
         self.partial = False
         self.context = False    # resolves a runtime context (takes directory / workspace)
         self.statuses: set[int] = set()
-
-
-def _resolve(node, namespace: dict):
-    if isinstance(node, ast.Name):
-        return namespace.get(node.id)
-    if isinstance(node, ast.Attribute):
-        owner = _resolve(node.value, namespace)
-        return getattr(owner, node.attr, None) if owner is not None else None
-    return None
-
-
-def _is_request_data(node) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == "data" and \
-        isinstance(node.value, ast.Name) and node.value.id == "request"
-
-
-def _ours(function) -> bool:
-    module = getattr(function, "__module__", "") or ""
-    return inspect.isfunction(function) and not module.startswith(("rest_framework", "django", "drf_spectacular"))
-
-
-def _read(function, view_class, inputs: Inputs, seen: set, body_arg: bool = True) -> None:
-    """`body_arg`: whether the body this function parses is the request's (not a part of it)."""
-    function = inspect.unwrap(function)
-    if function in seen or not _ours(function):
-        return
-    seen.add(function)
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-    except (OSError, TypeError, SyntaxError):
-        return
-    namespace = function.__globals__
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        callee = node.func
-        if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == "self":
-            if callee.attr in ("context", "located"):
-                inputs.context = True
-            method = getattr(view_class, callee.attr, None)
-            if method is not None:
-                takes_request_data = any(_is_request_data(arg) for arg in node.args)
-                _read(method, view_class, inputs, seen, body_arg and (takes_request_data or not node.args))
-            continue
-        target = _resolve(callee, namespace)
-        if target is api.parse_query and node.args:
-            inputs.query = inputs.query or _resolve(node.args[0], namespace)
-        elif target is api.parse and node.args:
-            serializer = _resolve(node.args[0], namespace)
-            source = node.args[1] if len(node.args) > 1 else None
-            kind = next((k.value.value for k in node.keywords if k.arg == "kind"
-                         and isinstance(k.value, ast.Constant)), "Body")
-            partial = any(k.arg == "partial" and isinstance(k.value, ast.Constant) and k.value.value
-                          for k in node.keywords)
-            if kind == "Query":
-                inputs.query = inputs.query or serializer
-            elif inputs.body is None and isinstance(serializer, type) and (
-                    _is_request_data(source) or (body_arg and isinstance(source, (ast.Name, ast.Call)))):
-                inputs.body, inputs.partial = serializer, partial
-        elif target is api.body_object and node.args and inputs.body is None and (
-                _is_request_data(node.args[0]) or body_arg):
-            inputs.body = OpenApiTypes.OBJECT
-        elif inspect.isfunction(target):
-            takes_request_data = any(_is_request_data(arg) for arg in node.args)
-            if takes_request_data or any(isinstance(a, ast.Name) and a.id == "request" for a in node.args):
-                _read(target, view_class, inputs, seen, body_arg and takes_request_data)
-
-
-def _success_statuses(handler) -> set[int]:
-    """200, unless every return of the handler names another 2xx status (`Response(status=204)`)."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(handler))))
-    except (OSError, TypeError, SyntaxError):
-        return {200}
-    statuses = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Return):
-            status = next((k.value.value for k in getattr(node.value, "keywords", ())
-                           if k.arg == "status" and isinstance(k.value, ast.Constant)), 200)
-            statuses.add(status)
-    return statuses or {200}
 
 
 @functools.cache
@@ -165,8 +83,10 @@ def inputs_of(view_class: type, method: str) -> Inputs:
     inputs = Inputs()
     handler = getattr(view_class, method.lower(), None)
     if handler is not None:
-        _read(handler, view_class, inputs, set())
-        inputs.statuses = _success_statuses(handler)
+        declared = api.inputs_of(view_class, method)
+        inputs.body = OpenApiTypes.OBJECT if isinstance(declared.body, api.AnyObject) else declared.body
+        inputs.query, inputs.partial, inputs.context = declared.query, declared.partial, declared.directory
+        inputs.statuses = set(api.success_statuses(view_class, method))
     return inputs
 
 
@@ -226,7 +146,7 @@ class OperationIdAutoSchema(AutoSchema):
         return inspect.cleandoc(type(self.view).__dict__.get("__doc__") or "")
 
     def _get_serializer(self):
-        return None  # views parse with parse()/parse_query(): their inputs are read by _inputs()
+        return None  # a handler's inputs are its @takes declaration, read by _inputs()
 
     def map_parsers(self):
         return [JSON]  # the lenient parser reads any body as JSON; JSON is what a client sends

@@ -9,8 +9,8 @@ from agentserver.http.api import (
     decode_cursor,
     encode_cursor,
     page,
-    parse_query,
     record,
+    takes,
 )
 from audit_app import selectors
 from audit_app.chain import micros
@@ -48,9 +48,10 @@ class AuditListView(ApiView):
     operation_ids = {"GET": "audit.list"}
     answer_schemas = {"GET": AUDIT_PAGE}
 
+    @takes(query=AuditQuery)
     def get(self, request):
         selectors.check_reader(viewer=request.user)  # before the query is read: a 403, not a 400
-        query = parse_query(AuditQuery, request)
+        query = self.query(request)
         before = int(decode_cursor(query["cursor"], "time", "id")["id"]) if query.get("cursor") else None
         filters = selectors.AuditFilters(**{name: query.get(name) or None for name in (
             "person", "action", "object", "session", "outcome", "since", "until", "q")})

@@ -14,9 +14,8 @@ from agentserver.http.api import (
     StrictCharField,
     array,
     id_param,
-    parse,
-    parse_query,
     record,
+    takes,
 )
 from auth_app import accounts
 
@@ -73,16 +72,18 @@ class AuthListView(ApiView):
                                      "active": {"type": "object", "additionalProperties": STRING}}),
                       "POST": ACCOUNT}
 
+    @takes(query=AccountListQuery)
     def get(self, request):
-        query = parse_query(AccountListQuery, request)
+        query = self.query(request)
         items = accounts.account_list(user=request.user, service_id=query.get("serviceID"))
         return Response({
             "accounts": [accounts.account_wire(account) for account in items],
             "active": accounts.active_accounts(user=request.user),
         })
 
+    @takes(AccountCreateInput)
     def post(self, request):
-        data = parse(AccountCreateInput, request.data)
+        data = self.body(request)
         account = accounts.account_create(
             user=request.user, service_id=data["serviceID"], credential=data["credential"],
             description=data.get("description", ""), active=data.get("active"),
@@ -98,9 +99,10 @@ class AuthItemView(ApiView):
         account = accounts.account_get(user=request.user, account_id=id_param(accountID, "acc", "account"))
         return Response(accounts.account_wire(account))
 
+    @takes(AccountUpdateInput)
     def patch(self, request, accountID: str):
         account_id = id_param(accountID, "acc", "account")
-        data = parse(AccountUpdateInput, request.data)
+        data = self.body(request)
         account = accounts.account_update(user=request.user, account_id=account_id,
                                           description=data.get("description"), credential=data.get("credential"))
         return Response(accounts.account_wire(account))
@@ -125,8 +127,9 @@ class ProviderAuthView(ApiView):
     operation_ids = {"PUT": "auth.set", "DELETE": "auth.remove"}
     path_patterns = {"providerID": accounts.PROVIDER_ID_PATTERN}  # noqa: RUF012
 
+    @takes(CredentialBody)
     def put(self, request, providerID: str):
-        credential = parse(CredentialBody, request.data)
+        credential = self.body(request)
         accounts.provider_auth_set(user=request.user, provider_id=providerID, credential=credential)
         return Response(True)
 

@@ -3,7 +3,7 @@ layer). Responses are always redacted: secrets are write-only."""
 from rest_framework.response import Response
 
 from agentserver.errors import BadRequest
-from agentserver.http.api import ApiView, V2RequestView, body_object, expected, ref
+from agentserver.http.api import AnyObject, ApiView, V2RequestView, expected, ref, takes
 from projects_app.config import (
     config_update,
     effective_config,
@@ -12,15 +12,30 @@ from projects_app.config import (
     redact,
 )
 
+CONFIG = AnyObject("a JSON object (a Config)")
+
+
+def unwrapped_config(body):
+    """The customer's spec sends `{config: Config}`; 1.18 sends the bare Config. Config has no `config` key,
+    so an object holding only that key is the spec's envelope."""
+    if isinstance(body, dict) and set(body) == {"config"}:
+        if not isinstance(body["config"], dict):
+            message = expected("a JSON object (a Config)", body["config"])
+            raise BadRequest(f"config: {message}", kind="Body", issues=[{"path": ["config"], "message": message}])
+        return body["config"]
+    return body
+
 
 class ConfigView(ApiView):
     operation_ids = {"GET": "config.get", "PATCH": "config.update"}
 
+    @takes(directory=True)
     def get(self, request):
         return Response(redact(effective_config(self.context(request))))
 
+    @takes(CONFIG, directory=True)
     def patch(self, request):
-        patch = body_object(request.data, "a JSON object (a Config)")
+        patch = self.body(request)
         return Response(redact(config_update(context=self.context(request), patch=patch)))
 
 
@@ -28,16 +43,10 @@ class V2ConfigView(V2RequestView, ConfigView):
     operation_ids = {"GET": "config.get", "PATCH": "config.update"}
     answer_schemas = {"GET": ref("Config"), "PATCH": ref("Config")}
 
+    @takes(CONFIG, prepare=lambda view, body: unwrapped_config(body), directory=True)
     def patch(self, request):
-        body = request.data
-        # The customer's spec sends `{config: Config}`; 1.18 sends the bare Config. Config has no `config` key,
-        # so an object holding only that key is the spec's envelope.
-        if isinstance(body, dict) and set(body) == {"config"}:
-            if not isinstance(body["config"], dict):
-                message = expected("a JSON object (a Config)", body["config"])
-                raise BadRequest(f"config: {message}", kind="Body", issues=[{"path": ["config"], "message": message}])
-            body = body["config"]
-        return Response(redact(config_update(context=self.context(request), patch=body)))
+        patch = self.body(request)
+        return Response(redact(config_update(context=self.context(request), patch=patch)))
 
 
 class GlobalConfigView(ApiView):
@@ -46,6 +55,7 @@ class GlobalConfigView(ApiView):
     def get(self, request):
         return Response(redact(global_config_get(user=request.user)))
 
+    @takes(CONFIG)
     def patch(self, request):
-        patch = body_object(request.data, "a JSON object (a Config)")
+        patch = self.body(request)
         return Response(redact(global_config_update(user=request.user, patch=patch)))

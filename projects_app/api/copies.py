@@ -8,7 +8,8 @@ from agentserver.http.api import (
     StrictBooleanField,
     StrictCharField,
     directory_validator,
-    parse,
+    succeeds_with,
+    takes,
 )
 from projects_app import copies
 
@@ -32,14 +33,17 @@ class ProjectCopyView(LocatedView):
     operation_ids = {"POST": "v2.projectCopy.create", "DELETE": "v2.projectCopy.remove"}
     answers = (409,)
 
+    @takes(CopyCreateBody, directory=True)
     def post(self, request, projectID: str):
-        body = parse(CopyCreateBody, request.data)
+        body = self.body(request)
         return Response(copies.copy_create(context=self.context(request), project_id=projectID,
                                            strategy=body["strategy"], directory=body["directory"],
                                            name=body.get("name")))
 
+    @takes(CopyRemoveBody, directory=True)
+    @succeeds_with(204)
     def delete(self, request, projectID: str):
-        body = parse(CopyRemoveBody, request.data)
+        body = self.body(request)
         copies.copy_remove(context=self.context(request), project_id=projectID, directory=body["directory"],
                            force=body["force"])
         return Response(status=204)
@@ -49,6 +53,8 @@ class ProjectCopyRefreshView(LocatedView):
     operation_ids = {"POST": "v2.projectCopy.refresh"}
     answers = (409,)
 
+    @takes(directory=True)
+    @succeeds_with(204)
     def post(self, request, projectID: str):
         copies.copy_refresh(context=self.context(request), project_id=projectID)
         return Response(status=204)
@@ -57,7 +63,8 @@ class ProjectCopyRefreshView(LocatedView):
 class ProjectCopyNameView(LocatedView):
     operation_ids = {"POST": "experimental.projectCopy.generateName"}
 
+    @takes(GenerateNameBody, directory=True)
     def post(self, request, projectID: str):
-        body = parse(GenerateNameBody, request.data)
+        body = self.body(request)
         copies.copy_project(context=self.context(request), project_id=projectID)
         return Response({"name": copies.copy_name(context=body.get("context"))})

@@ -13,8 +13,7 @@ from agentserver.http.api import (
     StrictIntegerField,
     located,
     opencode,
-    parse,
-    parse_query,
+    takes,
 )
 from projects_app import environment, files
 from projects_app.api.vcs import status_1_18
@@ -71,8 +70,9 @@ class V2FileView(LocatedView):
     answer_schemas = {"GET": located(opencode("GET /file/content"))}
     answers = (413,)
 
+    @takes(query=PathQuery, directory=True)
     def get(self, request):
-        query = parse_query(PathQuery, request)
+        query = self.query(request)
         return self.located(request, files.file_read(context=self.context(request), path=query["path"]))
 
 
@@ -80,8 +80,9 @@ class V2TreeView(LocatedView):
     operation_ids = {"GET": "fs.tree"}
     answer_schemas = {"GET": located(opencode("GET /file"))}
 
+    @takes(query=TreeQuery, directory=True)
     def get(self, request):
-        query = parse_query(TreeQuery, request)
+        query = self.query(request)
         return self.located(request, files.directory_list(context=self.context(request), path=query["path"]))
 
 
@@ -89,8 +90,9 @@ class V2SearchView(LocatedView):
     operation_ids = {"POST": "fs.search"}
     answer_schemas = {"POST": located(opencode("GET /find/file"))}
 
+    @takes(SearchBody, directory=True)
     def post(self, request):
-        body = parse(SearchBody, request.data)
+        body = self.body(request)
         found = files.path_search(context=self.context(request), query=body["query"], type=body.get("type"),
                                   limit=body["limit"])
         return self.located(request, found)
@@ -100,8 +102,9 @@ class V2GrepView(LocatedView):
     operation_ids = {"POST": "fs.grep"}
     answer_schemas = {"POST": located(opencode("GET /find"))}
 
+    @takes(GrepBody, directory=True)
     def post(self, request):
-        body = parse(GrepBody, request.data)
+        body = self.body(request)
         found = files.content_grep(context=self.context(request), pattern=body["pattern"],
                                    include=body.get("include"), limit=body["limit"])
         return self.located(request, found)
@@ -123,6 +126,7 @@ class V2FsReadView(LocatedView):
 
     operation_ids = {"GET": "fs.read"}
 
+    @takes(directory=True)
     def get(self, request, path: str):
         data, mime = files.file_bytes(context=self.context(request), path=path)
         return HttpResponse(data, content_type=mime, headers={"X-Content-Type-Options": "nosniff"})
@@ -131,8 +135,9 @@ class V2FsReadView(LocatedView):
 class V2FsListView(LocatedView):
     operation_ids = {"GET": "fs.list"}
 
+    @takes(query=FsListQuery, directory=True)
     def get(self, request):
-        query = parse_query(FsListQuery, request)
+        query = self.query(request)
         nodes = files.directory_list(context=self.context(request), path=query["path"] or ".")
         return self.located(request, files.entries_of(nodes))
 
@@ -140,8 +145,9 @@ class V2FsListView(LocatedView):
 class V2FsFindView(LocatedView):
     operation_ids = {"GET": "fs.find"}
 
+    @takes(query=FsFindQuery, directory=True)
     def get(self, request):
-        query = parse_query(FsFindQuery, request)
+        query = self.query(request)
         found = files.path_search(context=self.context(request), query=query["query"], type=query.get("type"),
                                   limit=query["limit"])
         return self.located(request, files.found_entries(found))
@@ -152,8 +158,9 @@ class V2FsFindView(LocatedView):
 class FileListView(ApiView):
     operation_ids = {"GET": "file.list"}
 
+    @takes(query=ListQuery, directory=True)
     def get(self, request):
-        query = parse_query(ListQuery, request)
+        query = self.query(request)
         return Response(files.directory_list(context=self.context(request), path=query["path"] or "."))
 
 
@@ -161,14 +168,16 @@ class FileContentView(ApiView):
     operation_ids = {"GET": "file.read"}
     answers = (413,)
 
+    @takes(query=PathQuery, directory=True)
     def get(self, request):
-        query = parse_query(PathQuery, request)
+        query = self.query(request)
         return Response(files.file_read(context=self.context(request), path=query["path"]))
 
 
 class FileStatusView(ApiView):
     operation_ids = {"GET": "file.status"}
 
+    @takes(directory=True)
     def get(self, request):
         changes = environment.vcs_status(context=self.context(request))
         return Response([{"path": c["path"], "added": c["additions"], "removed": c["deletions"],
@@ -178,16 +187,18 @@ class FileStatusView(ApiView):
 class FindTextView(ApiView):
     operation_ids = {"GET": "find.text"}
 
+    @takes(query=FindTextQuery, directory=True)
     def get(self, request):
-        query = parse_query(FindTextQuery, request)
+        query = self.query(request)
         return Response(files.content_grep(context=self.context(request), pattern=query["pattern"]))
 
 
 class FindFileView(ApiView):
     operation_ids = {"GET": "find.files"}
 
+    @takes(query=FindFileQuery, directory=True)
     def get(self, request):
-        query = parse_query(FindFileQuery, request)
+        query = self.query(request)
         kind = query.get("type") or ("file" if query["dirs"] == "false" else None)
         return Response(files.path_search(context=self.context(request), query=query["query"], type=kind,
                                           limit=query["limit"]))
@@ -196,6 +207,7 @@ class FindFileView(ApiView):
 class FindSymbolView(ApiView):
     operation_ids = {"GET": "find.symbols"}
 
+    @takes(query=FindSymbolQuery, directory=True)
     def get(self, request):
-        query = parse_query(FindSymbolQuery, request)
+        query = self.query(request)
         return Response(symbol_search(context=self.context(request), query=query["query"]))

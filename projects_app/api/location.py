@@ -1,13 +1,14 @@
 """Where the client works: path.get (original) and location.get (v2)."""
 from rest_framework.response import Response
 
-from agentserver.http.api import ApiView, LocatedView
+from agentserver.http.api import ApiView, LocatedView, takes
 from projects_app.environment import path_info
 
 
 class PathView(ApiView):
     operation_ids = {"GET": "path.get"}
 
+    @takes(directory=True)
     def get(self, request):
         return Response(path_info(context=self.context(request)))
 
@@ -15,5 +16,6 @@ class PathView(ApiView):
 class LocationView(LocatedView):
     operation_ids = {"GET": "location.get"}
 
+    @takes(directory=True)
     def get(self, request):
         return Response(self.context(request).location())

@@ -10,9 +10,9 @@ from agentserver.http.api import (
     ApiView,
     StrictCharField,
     array,
-    parse,
     record,
     ref,
+    takes,
 )
 from projects_app import projects
 from projects_app.git_init import project_init_git
@@ -66,6 +66,7 @@ def _changes(data: dict) -> dict:
 class ProjectListView(ApiView):
     operation_ids = {"GET": "project.list"}
 
+    @takes(directory=True)
     def get(self, request):
         projects.project_of(self.context(request))  # like opencode's instance boot: the current project always exists
         return Response([projects.project_wire(p) for p in projects.project_list(user=request.user)])
@@ -74,6 +75,7 @@ class ProjectListView(ApiView):
 class ProjectCurrentView(ApiView):
     operation_ids = {"GET": "project.current"}
 
+    @takes(directory=True)
     def get(self, request):
         return Response(projects.project_wire(projects.project_current(context=self.context(request))))
 
@@ -81,9 +83,10 @@ class ProjectCurrentView(ApiView):
 class ProjectUpdateView(ApiView):
     operation_ids = {"PATCH": "project.update"}
 
+    @takes(ProjectUpdateSerializer)
     def patch(self, request, projectID: str):
         project_id = project_id_param(projectID)
-        data = parse(ProjectUpdateSerializer, request.data)
+        data = self.body(request)
         project = projects.project_update(user=request.user, project_id=project_id, **_changes(data))
         return Response(projects.project_wire(project))
 
@@ -91,6 +94,7 @@ class ProjectUpdateView(ApiView):
 class ProjectInitGitView(ApiView):
     operation_ids = {"POST": "project.initGit"}
 
+    @takes(directory=True)
     def post(self, request):
         return Response(projects.project_wire(project_init_git(context=self.context(request))))
 
@@ -126,8 +130,9 @@ class V2ProjectView(ApiView):
         project = projects.project_get(user=request.user, project_id=project_id_param(projectID))
         return Response(projects.project_wire_v2(project))
 
+    @takes(V2ProjectUpdateSerializer)
     def patch(self, request, projectID: str):
         project_id = project_id_param(projectID)
-        data = parse(V2ProjectUpdateSerializer, request.data)
+        data = self.body(request)
         project = projects.project_update(user=request.user, project_id=project_id, **_changes(data))
         return Response(projects.project_wire_v2(project))

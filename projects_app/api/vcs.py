@@ -17,10 +17,9 @@ from agentserver.http.api import (
     array,
     located,
     opencode,
-    parse,
-    parse_query,
     record,
     ref,
+    takes,
 )
 from projects_app import environment
 
@@ -53,6 +52,7 @@ def status_1_18(change: dict) -> str:
 class VcsView(ApiView):
     operation_ids = {"GET": "vcs.get"}
 
+    @takes(directory=True)
     def get(self, request):
         return Response(environment.vcs_info(context=self.context(request)))
 
@@ -60,6 +60,7 @@ class VcsView(ApiView):
 class VcsStatusView(ApiView):
     operation_ids = {"GET": "vcs.status"}
 
+    @takes(directory=True)
     def get(self, request):
         changes = environment.vcs_status(context=self.context(request))
         return Response([{"file": c["path"], "additions": c["additions"], "deletions": c["deletions"],
@@ -69,8 +70,9 @@ class VcsStatusView(ApiView):
 class VcsDiffView(ApiView):
     operation_ids = {"GET": "vcs.diff"}
 
+    @takes(query=DiffQuery, directory=True)
     def get(self, request):
-        query = parse_query(DiffQuery, request)
+        query = self.query(request)
         mode = "worktree" if query["mode"] == "git" else "default"
         return Response(environment.vcs_diff(context=self.context(request), mode=mode))
 
@@ -78,6 +80,7 @@ class VcsDiffView(ApiView):
 class VcsDiffRawView(ApiView):
     operation_ids = {"GET": "vcs.diff.raw"}
 
+    @takes(directory=True)
     def get(self, request):
         return _diff_text(environment.vcs_diff_patch(context=self.context(request)))
 
@@ -86,8 +89,9 @@ class VcsApplyView(ApiView):
     operation_ids = {"POST": "vcs.apply"}
     answers = (409,)
 
+    @takes(PatchBody, directory=True)
     def post(self, request):
-        body = parse(PatchBody, request.data)
+        body = self.body(request)
         environment.vcs_patch(context=self.context(request), patch=body["patch"])
         return Response({"applied": True})
 
@@ -98,6 +102,7 @@ class V2VcsView(V2RequestView):
     operation_ids = {"GET": "vcs.get"}
     answer_schemas = {"GET": ref("VcsInfo")}
 
+    @takes(directory=True)
     def get(self, request):
         return Response(environment.vcs_info(context=self.context(request)))
 
@@ -108,6 +113,7 @@ class V2VcsStatusView(LocatedView):
         "path": STRING, "additions": NUMBER, "deletions": NUMBER,
         "status": {"enum": ["added", "modified", "deleted", "untracked"]}})))}
 
+    @takes(directory=True)
     def get(self, request):
         return self.located(request, environment.vcs_status(context=self.context(request)))
 
@@ -117,8 +123,9 @@ class V2VcsDiffView(LocatedView):
     answer_schemas = {"GET": located(opencode("GET /vcs/diff"))}
     answer_media_types = {"GET": {"text/x-diff": {"type": "string"}}}  # format=patch: the diff itself
 
+    @takes(query=V2DiffQuery, directory=True)
     def get(self, request):
-        query = parse_query(V2DiffQuery, request)
+        query = self.query(request)
         context = self.context(request)
         if query["format"] == "patch":
             return _diff_text(environment.vcs_diff_patch(context=context, mode=query["mode"]))
@@ -130,6 +137,7 @@ class V2VcsPatchView(LocatedView):
     answer_schemas = {"POST": located(record({"applied": BOOLEAN, "files": array(STRING)}))}
     answers = (409,)
 
+    @takes(PatchBody, directory=True)
     def post(self, request):
-        body = parse(PatchBody, request.data)
+        body = self.body(request)
         return self.located(request, environment.vcs_patch(context=self.context(request), patch=body["patch"]))

@@ -22,9 +22,9 @@ from agentserver.http.api import (
     array,
     directory_validator,
     id_param,
-    parse,
-    parse_query,
     record,
+    succeeds_with,
+    takes,
 )
 from projects_app import workspaces
 
@@ -77,13 +77,15 @@ class WorkspaceListView(ApiView):
     answer_schemas = {"GET": array(WORKSPACE), "POST": WORKSPACE}
     answers = (409,)
 
+    @takes(query=WorkspaceListQuery)
     def get(self, request):
-        query = parse_query(WorkspaceListQuery, request)
+        query = self.query(request)
         rows = workspaces.workspace_list(user=request.user, project_id=query.get("projectID"))
         return Response([workspaces.workspace_wire(w) for w in rows])
 
+    @takes(WorkspaceCreateInput)
     def post(self, request):
-        data = parse(WorkspaceCreateInput, request.data)
+        data = self.body(request)
         workspace = workspaces.workspace_create(
             user=request.user, type=data["type"], project_id=data.get("projectID"), name=data.get("name"),
             directory=data.get("directory"), metadata=data.get("metadata"), branch=data.get("branch"),
@@ -101,16 +103,18 @@ class WorkspaceItemView(ApiView):
                                              workspace_id=id_param(workspaceID, "wrk", "workspace"))
         return Response(workspaces.workspace_wire(workspace))
 
+    @takes(WorkspaceUpdateInput)
     def patch(self, request, workspaceID: str):
         workspace_id = id_param(workspaceID, "wrk", "workspace")
-        data = parse(WorkspaceUpdateInput, request.data)
+        data = self.body(request)
         workspace = workspaces.workspace_update(user=request.user, workspace_id=workspace_id, name=data.get("name"),
                                                 metadata=data.get("metadata"), archived=data.get("archived"))
         return Response(workspaces.workspace_wire(workspace))
 
+    @takes(query=WorkspaceDeleteQuery)
     def delete(self, request, workspaceID: str):
         workspace_id = id_param(workspaceID, "wrk", "workspace")
-        query = parse_query(WorkspaceDeleteQuery, request)
+        query = self.query(request)
         return Response(workspaces.workspace_delete(user=request.user, workspace_id=workspace_id,
                                                     remove_files=query["removeFiles"]))
 
@@ -137,6 +141,7 @@ class WorkspaceSyncView(ApiView):
 class ExperimentalWorkspaceView(ApiView):
     operation_ids = {"GET": "experimental.workspace.list"}
 
+    @takes(directory=True)
     def get(self, request):
         return Response(workspaces.project_workspaces(context=self.context(request)))
 
@@ -144,6 +149,7 @@ class ExperimentalWorkspaceView(ApiView):
 class ExperimentalWorkspaceStatusView(ApiView):
     operation_ids = {"GET": "experimental.workspace.status"}
 
+    @takes(directory=True)
     def get(self, request):
         return Response(workspaces.project_workspace_status(context=self.context(request)))
 
@@ -162,8 +168,9 @@ class ExperimentalWorkspaceCollectionView(ExperimentalWorkspaceView):
     operation_ids = {"GET": "experimental.workspace.list", "POST": "experimental.workspace.create"}
     answers = (409,)
 
+    @takes(ExperimentalWorkspaceCreateInput, directory=True)
     def post(self, request):
-        data = parse(ExperimentalWorkspaceCreateInput, request.data)
+        data = self.body(request)
         if data.get("id"):
             raise BadRequest("id: this server names its workspaces; leave id out", kind="Body",
                              issues=[{"path": ["id"], "message": "chosen by the server"}])
@@ -174,6 +181,7 @@ class ExperimentalWorkspaceCollectionView(ExperimentalWorkspaceView):
 class ExperimentalWorkspaceAdapterView(ApiView):
     operation_ids = {"GET": "experimental.workspace.adapter.list"}
 
+    @takes(directory=True)
     def get(self, request):
         self.context(request)
         return Response(workspaces.workspace_adapters())
@@ -182,6 +190,8 @@ class ExperimentalWorkspaceAdapterView(ApiView):
 class ExperimentalWorkspaceSyncListView(ApiView):
     operation_ids = {"POST": "experimental.workspace.syncList"}
 
+    @takes(directory=True)
+    @succeeds_with(204)
     def post(self, request):
         self.context(request)
         workspaces.workspace_sync(user=request.user)
@@ -192,6 +202,7 @@ class ExperimentalWorkspaceItemView(ApiView):
     operation_ids = {"DELETE": "experimental.workspace.remove"}
     path_ids = {"id": "wrk"}
 
+    @takes(directory=True)
     def delete(self, request, id: str):
         workspace_id = id_param(id, "wrk", "workspace")
         return Response(workspaces.project_workspace_remove(context=self.context(request), workspace_id=workspace_id))

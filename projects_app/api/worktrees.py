@@ -2,7 +2,7 @@
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.http.api import ApiView, StrictCharField, parse
+from agentserver.http.api import ApiView, StrictCharField, takes
 from projects_app import worktrees
 
 
@@ -19,17 +19,20 @@ class WorktreeView(ApiView):
     operation_ids = {"GET": "worktree.list", "POST": "worktree.create", "DELETE": "worktree.remove"}
     answers = (409,)
 
+    @takes(directory=True)
     def get(self, request):
         return Response(worktrees.worktree_list(context=self.context(request)))
 
+    @takes(WorktreeCreateBody, directory=True)
     def post(self, request):
-        body = parse(WorktreeCreateBody, request.data)
+        body = self.body(request)
         workspace = worktrees.worktree_create(context=self.context(request), name=body.get("name"),
                                               start_command=body.get("startCommand"))
         return Response(worktrees.worktree_wire(workspace))
 
+    @takes(WorktreeDirectoryBody, directory=True)
     def delete(self, request):
-        body = parse(WorktreeDirectoryBody, request.data)
+        body = self.body(request)
         return Response(worktrees.worktree_remove(context=self.context(request), directory=body["directory"]))
 
 
@@ -37,6 +40,7 @@ class WorktreeResetView(ApiView):
     operation_ids = {"POST": "worktree.reset"}
     answers = (409,)
 
+    @takes(WorktreeDirectoryBody, directory=True)
     def post(self, request):
-        body = parse(WorktreeDirectoryBody, request.data)
+        body = self.body(request)
         return Response(worktrees.worktree_reset(context=self.context(request), directory=body["directory"]))

@@ -3,7 +3,7 @@ this server has none of: no orgs to list, none to switch to."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.http.api import ApiView, StrictCharField, parse
+from agentserver.http.api import ApiView, StrictCharField, takes
 from providers_app.selectors import console_org_switch, console_orgs, console_state
 
 
@@ -22,6 +22,7 @@ class ConsoleView(ApiView):
 class ConsoleOrgsView(ApiView):
     operation_ids = {"GET": "experimental.console.listOrgs"}
 
+    @takes(directory=True)
     def get(self, request):
         self.context(request)
         return Response({"orgs": console_orgs()})
@@ -30,7 +31,8 @@ class ConsoleOrgsView(ApiView):
 class ConsoleSwitchView(ApiView):
     operation_ids = {"POST": "experimental.console.switchOrg"}
 
+    @takes(SwitchOrgBody, directory=True)
     def post(self, request):
-        body = parse(SwitchOrgBody, request.data)
+        body = self.body(request)
         self.context(request)
         return Response(console_org_switch(account_id=body["accountID"], org_id=body["orgID"]))

@@ -4,7 +4,7 @@ credentials (credential.update, credential.remove). Over providers_app.integrati
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.http.api import LocatedView, StrictCharField, parse
+from agentserver.http.api import LocatedView, StrictCharField, succeeds_with, takes
 from providers_app import integrations
 
 
@@ -30,6 +30,7 @@ class LabelBody(serializers.Serializer):
 class IntegrationView(LocatedView):
     operation_ids = {"GET": "integration.list"}
 
+    @takes(directory=True)
     def get(self, request):
         return self.located(request, integrations.integration_list(context=self.context(request)))
 
@@ -37,6 +38,7 @@ class IntegrationView(LocatedView):
 class IntegrationItemView(LocatedView):
     operation_ids = {"GET": "integration.get"}
 
+    @takes(directory=True)
     def get(self, request, integrationID: str):
         context = self.context(request)
         return self.located(request, integrations.integration_get(context=context, integration_id=integrationID))
@@ -45,8 +47,10 @@ class IntegrationItemView(LocatedView):
 class ConnectKeyView(LocatedView):
     operation_ids = {"POST": "integration.connect.key"}
 
+    @takes(KeyBody, directory=True)
+    @succeeds_with(204)
     def post(self, request, integrationID: str):
-        body = parse(KeyBody, request.data)
+        body = self.body(request)
         integrations.connect_key(context=self.context(request), integration_id=integrationID, key=body["key"],
                                  label=body.get("label"))
         return Response(status=204)
@@ -55,8 +59,9 @@ class ConnectKeyView(LocatedView):
 class ConnectOAuthView(LocatedView):
     operation_ids = {"POST": "integration.connect.oauth"}
 
+    @takes(OAuthBody, directory=True)
     def post(self, request, integrationID: str):
-        body = parse(OAuthBody, request.data)
+        body = self.body(request)
         return self.located(request, integrations.connect_oauth(context=self.context(request),
                                                                 integration_id=integrationID,
                                                                 method_id=body["methodID"]))
@@ -65,9 +70,11 @@ class ConnectOAuthView(LocatedView):
 class AttemptView(LocatedView):
     operation_ids = {"GET": "integration.attempt.status", "DELETE": "integration.attempt.cancel"}
 
+    @takes(directory=True)
     def get(self, request, attemptID: str):
         return self.located(request, integrations.attempt_status(user=request.user, attempt_id=attemptID))
 
+    @succeeds_with(204)
     def delete(self, request, attemptID: str):
         integrations.attempt_cancel(user=request.user, attempt_id=attemptID)
         return Response(status=204)
@@ -76,8 +83,10 @@ class AttemptView(LocatedView):
 class AttemptCompleteView(LocatedView):
     operation_ids = {"POST": "integration.attempt.complete"}
 
+    @takes(CompleteBody)
+    @succeeds_with(204)
     def post(self, request, attemptID: str):
-        body = parse(CompleteBody, request.data)
+        body = self.body(request)
         integrations.attempt_complete(user=request.user, attempt_id=attemptID, code=body.get("code"))
         return Response(status=204)
 
@@ -85,11 +94,14 @@ class AttemptCompleteView(LocatedView):
 class CredentialView(LocatedView):
     operation_ids = {"PATCH": "credential.update", "DELETE": "credential.remove"}
 
+    @takes(LabelBody)
+    @succeeds_with(204)
     def patch(self, request, credentialID: str):
-        body = parse(LabelBody, request.data)
+        body = self.body(request)
         integrations.credential_update(user=request.user, credential_id=credentialID, label=body["label"])
         return Response(status=204)
 
+    @succeeds_with(204)
     def delete(self, request, credentialID: str):
         integrations.credential_remove(user=request.user, credential_id=credentialID)
         return Response(status=204)

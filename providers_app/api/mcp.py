@@ -14,10 +14,9 @@ from agentserver.http.api import (
     V2RequestView,
     array,
     opencode,
-    parse,
-    parse_query,
     record,
     ref,
+    takes,
 )
 from providers_app.mcp import configs, oauth, registry, switch
 
@@ -59,11 +58,13 @@ class McpStatusView(ApiView):
     operation_ids = {"GET": "mcp.status", "POST": "mcp.add"}
     answers = (409,)
 
+    @takes(directory=True)
     def get(self, request):
         return Response(registry.status_map(context=self.context(request)))
 
+    @takes(CreateInput, directory=True)
     def post(self, request):
-        data = parse(CreateInput, request.data)
+        data = self.body(request)
         context = self.context(request)
         registry.server_create(context=context, name=data["name"], config=data["config"])
         return Response(registry.status_map(context=context))
@@ -83,11 +84,13 @@ class V2ServerView(V2RequestView):
     answer_schemas = {"GET": array(MCP_SERVER), "POST": MCP_SERVER}
     answers = (409,)
 
+    @takes(directory=True)
     def get(self, request):
         return Response(registry.server_list(context=self.context(request)))
 
+    @takes(CreateInput, directory=True)
     def post(self, request):
-        data = parse(CreateInput, request.data)
+        data = self.body(request)
         return Response(registry.server_create(context=self.context(request), name=data["name"],
                                                config=data["config"]))
 
@@ -97,6 +100,7 @@ class V2PromptListView(V2RequestView):
     answer_schemas = {"GET": array(MCP_PROMPT)}
     answers = (409,)
 
+    @takes(directory=True)
     def get(self, request):
         return Response(registry.prompt_list(context=self.context(request)))
 
@@ -107,8 +111,9 @@ class V2PromptRenderView(V2RequestView):
                                        "text": STRING}, {"description": STRING})}
     answers = (409,)
 
+    @takes(PromptRenderInput, directory=True)
     def post(self, request):
-        data = parse(PromptRenderInput, request.data)
+        data = self.body(request)
         return Response(registry.prompt_render(context=self.context(request), server=data["server"],
                                                name=data["name"], arguments=data.get("arguments")))
 
@@ -118,6 +123,7 @@ class V2ResourceListView(V2RequestView):
     answer_schemas = {"GET": array(ref("McpResource"))}
     answers = (409,)
 
+    @takes(directory=True)
     def get(self, request):
         return Response(registry.resource_list(context=self.context(request)))
 
@@ -127,8 +133,9 @@ class V2ResourceReadView(V2RequestView):
     answer_schemas = {"GET": record({"contents": array(OBJECT)})}
     answers = (409,)
 
+    @takes(query=ResourceReadQuery, directory=True)
     def get(self, request):
-        query = parse_query(ResourceReadQuery, request)
+        query = self.query(request)
         return Response(registry.resource_read(context=self.context(request), server=query["server"],
                                                uri=query["uri"]))
 
@@ -140,9 +147,11 @@ class McpAuthView(ApiView):
     answers = (409,)
     path_patterns = NAME_PARAM
 
+    @takes(directory=True)
     def post(self, request, name: str):
         return Response(oauth.oauth_start(context=self.context(request), name=_name(name)))
 
+    @takes(directory=True)
     def delete(self, request, name: str):
         return Response(oauth.oauth_delete(context=self.context(request), name=_name(name)))
 
@@ -152,8 +161,9 @@ class McpAuthCallbackView(ApiView):
     answers = (409,)
     path_patterns = NAME_PARAM
 
+    @takes(CallbackInput, directory=True)
     def post(self, request, name: str):
-        data = parse(CallbackInput, request.data)
+        data = self.body(request)
         return Response(oauth.oauth_callback(context=self.context(request), name=_name(name), code=data["code"]))
 
 
@@ -176,6 +186,7 @@ class McpConnectView(ApiView):
     answers = (409,)
     path_patterns = NAME_PARAM
 
+    @takes(directory=True)
     def post(self, request, name: str):
         return Response(switch.mcp_connect(context=self.context(request), name=_name(name)))
 
@@ -185,6 +196,7 @@ class McpDisconnectView(ApiView):
     answers = (409,)
     path_patterns = NAME_PARAM
 
+    @takes(directory=True)
     def post(self, request, name: str):
         return Response(switch.mcp_disconnect(context=self.context(request), name=_name(name)))
 
@@ -193,6 +205,7 @@ class ResourceView(ApiView):
     operation_ids = {"GET": "experimental.resource.list"}
     answers = (409,)
 
+    @takes(directory=True)
     def get(self, request):
         return Response(registry.resource_map(context=self.context(request)))
 
@@ -202,5 +215,6 @@ class McpAuthenticateView(ApiView):
     answers = (409,)
     path_patterns = NAME_PARAM
 
+    @takes(directory=True)
     def post(self, request, name: str):
         return Response(switch.mcp_authenticate(context=self.context(request), name=_name(name)))

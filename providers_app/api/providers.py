@@ -12,8 +12,8 @@ from agentserver.http.api import (
     StrictIntegerField,
     V2RequestView,
     array,
-    parse,
     record,
+    takes,
 )
 from providers_app import oauth, selectors
 
@@ -74,6 +74,7 @@ class ProviderListView(ApiView):
     operation_ids = {"GET": "provider.list"}
     answer_schemas = {"GET": MODELS_DEV_PROVIDER_LIST}
 
+    @takes(directory=True)
     def get(self, request):
         return Response(selectors.provider_list(context=self.context(request)))
 
@@ -81,6 +82,7 @@ class ProviderListView(ApiView):
 class ConfigProvidersView(ApiView):
     operation_ids = {"GET": "config.providers"}
 
+    @takes(directory=True)
     def get(self, request):
         return Response(selectors.config_providers(context=self.context(request)))
 
@@ -105,8 +107,9 @@ class CallbackInput(serializers.Serializer):
 class OAuthAuthorizeView(ApiView):
     operation_ids = {"POST": "provider.oauth.authorize"}
 
+    @takes(AuthorizeInput)
     def post(self, request, providerID: str):
-        data = parse(AuthorizeInput, request.data)
+        data = self.body(request)
         return Response(oauth.oauth_authorize(user=request.user, provider_id=provider_id_param(providerID),
                                               method=data["method"]))
 
@@ -114,8 +117,9 @@ class OAuthAuthorizeView(ApiView):
 class OAuthCallbackView(ApiView):
     operation_ids = {"POST": "provider.oauth.callback"}
 
+    @takes(CallbackInput)
     def post(self, request, providerID: str):
-        data = parse(CallbackInput, request.data)
+        data = self.body(request)
         return Response(oauth.oauth_callback(user=request.user, provider_id=provider_id_param(providerID),
                                              method=data["method"], code=data.get("code")))
 
@@ -123,6 +127,7 @@ class OAuthCallbackView(ApiView):
 class V2ProviderListView(V2RequestView):
     operation_ids = {"GET": "provider.list"}
 
+    @takes(directory=True)
     def get(self, request):
         context = self.context(request)
         return Response({"location": context.location(),
@@ -132,6 +137,7 @@ class V2ProviderListView(V2RequestView):
 class V2ProviderView(V2RequestView):
     operation_ids = {"GET": "provider.get"}
 
+    @takes(directory=True)
     def get(self, request, providerID: str):
         context = self.context(request)
         return Response({"location": context.location(),
@@ -141,6 +147,7 @@ class V2ProviderView(V2RequestView):
 class V2ModelListView(V2RequestView):
     operation_ids = {"GET": "model.list"}
 
+    @takes(directory=True)
     def get(self, request):
         context = self.context(request)
         return Response({"location": context.location(), "data": selectors.model_list_v2(context=context)})

@@ -3,7 +3,14 @@ records; the v2 mounts wrap them in {location, data} like the reference's /api r
 from rest_framework.response import Response
 
 from agentserver.errors import BadRequest
-from agentserver.http.api import ApiView, V2RequestView, id_param, opencode, parse
+from agentserver.http.api import (
+    ApiView,
+    V2RequestView,
+    id_param,
+    opencode,
+    succeeds_with,
+    takes,
+)
 from auth_app.authentication import request_credential_id
 from pty_app import selectors, services, tickets
 from pty_app.api.serializers import (
@@ -23,12 +30,14 @@ class PtyCollectionView(ApiView):
     operation_ids = {"GET": "pty.list", "POST": "pty.create"}
     answers = (429,)
 
+    @takes(directory=True)
     def get(self, request):
         context = self.context(request)
         return Response([pty_wire(row) for row in selectors.pty_list(user=request.user, directory=context.directory)])
 
+    @takes(PtyCreateInput, directory=True)
     def post(self, request):
-        data = parse(PtyCreateInput, request.data)
+        data = self.body(request)
         row = services.pty_create(context=self.context(request), **data)
         return Response(pty_wire(row))
 
@@ -46,9 +55,10 @@ class PtyItemView(ApiView):
     def get(self, request, ptyID):
         return Response(pty_wire(selectors.pty_get(user=request.user, pty_id=_pty_id(ptyID))))
 
+    @takes(PtyUpdateInput)
     def put(self, request, ptyID):
         pty_id = _pty_id(ptyID)
-        data = parse(PtyUpdateInput, request.data)
+        data = self.body(request)
         return Response(pty_wire(services.pty_update(user=request.user, pty_id=pty_id, **data)))
 
     def delete(self, request, ptyID):
@@ -70,13 +80,15 @@ class V2PtyCollectionView(V2RequestView):
     operation_ids = {"GET": "pty.list", "POST": "pty.create"}
     answers = (429,)
 
+    @takes(directory=True)
     def get(self, request):
         context = self.context(request)
         rows = selectors.pty_list(user=request.user, directory=context.directory)
         return Response({"location": context.location(), "data": [pty_wire(row) for row in rows]})
 
+    @takes(V2PtyCreateInput, directory=True)
     def post(self, request):
-        data = dict(parse(V2PtyCreateInput, request.data))
+        data = dict(self.body(request))
         shell, command = data.pop("shell", None), data.get("command")
         if shell:
             data["command"] = shell
@@ -91,18 +103,21 @@ class V2PtyItemView(V2RequestView):
     operation_ids = {"GET": "pty.get", "PATCH": "pty.update", "PUT": "pty.update", "DELETE": "pty.delete"}
     answer_schemas = {"PATCH": opencode("PUT /api/pty/{}")}  # PATCH: the customer's spelling of PUT
 
+    @takes(directory=True)
     def get(self, request, ptyID):
         row = selectors.pty_get(user=request.user, pty_id=_pty_id(ptyID))
         return Response({"location": self.context(request).location(), "data": pty_wire(row)})
 
+    @takes(V2PtyUpdateInput, directory=True)
     def patch(self, request, ptyID):
         pty_id = _pty_id(ptyID)
-        data = parse(V2PtyUpdateInput, request.data)
+        data = self.body(request)
         row = services.pty_update(user=request.user, pty_id=pty_id, **data)
         return Response({"location": self.context(request).location(), "data": pty_wire(row)})
 
     put = patch
 
+    @succeeds_with(204)
     def delete(self, request, ptyID):
         services.pty_remove(user=request.user, pty_id=_pty_id(ptyID))
         return Response(status=204)
@@ -121,6 +136,7 @@ class PtyConnectTokenView(ApiView):
 class V2PtyConnectTokenView(V2RequestView):
     operation_ids = {"POST": "pty.connectToken"}
 
+    @takes(directory=True)
     def post(self, request, ptyID):
         ticket = tickets.ticket_create(user=request.user, pty_id=_pty_id(ptyID),
                                        credential=request_credential_id(request))

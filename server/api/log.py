@@ -4,7 +4,7 @@ import logging
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.http.api import ApiView, StrictCharField, parse
+from agentserver.http.api import ApiView, StrictCharField, takes
 
 client_log = logging.getLogger("agentserver.client")
 LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING, "error": logging.ERROR}
@@ -20,8 +20,9 @@ class LogBody(serializers.Serializer):
 class LogView(ApiView):
     operation_ids = {"POST": "app.log"}
 
+    @takes(LogBody)
     def post(self, request):
-        body = parse(LogBody, request.data)
+        body = self.body(request)
         # One line per entry: a client's newlines must not forge further lines of the server's log.
         message = body["message"].replace("\r", "\\r").replace("\n", "\\n")
         client_log.log(LOG_LEVELS[body["level"]], "[%s] %s: %s%s", request.user.get_username(),

@@ -5,7 +5,7 @@ from django.conf import settings
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.http.api import ApiView, StrictCharField, parse
+from agentserver.http.api import ApiView, StrictCharField, takes
 
 
 class UpgradeBody(serializers.Serializer):
@@ -15,8 +15,9 @@ class UpgradeBody(serializers.Serializer):
 class UpgradeView(ApiView):
     operation_ids = {"POST": "global.upgrade"}
 
+    @takes(UpgradeBody)
     def post(self, request):
-        parse(UpgradeBody, request.data)
+        self.body(request)
         return Response({"success": False,
                          "error": f"This server (version {settings.VERSION}) is upgraded by its administrator, "
                                   "not through the API"})

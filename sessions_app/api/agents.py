@@ -3,7 +3,7 @@
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.http.api import ApiView, V2RequestView, parse_query
+from agentserver.http.api import ApiView, V2RequestView, takes
 from projects_app.config import effective_config
 from sessions_app import selectors
 from sessions_app.runtime import tool_registry as tools
@@ -13,6 +13,7 @@ from sessions_app.runtime.agents import agent_list, agent_list_v2
 class ToolIdsView(ApiView):
     operation_ids = {"GET": "tool.ids"}
 
+    @takes(directory=True)
     def get(self, request):
         return Response(tools.tool_ids(self.context(request)))
 
@@ -25,8 +26,9 @@ class ToolListQuery(serializers.Serializer):
 class ToolListView(ApiView):
     operation_ids = {"GET": "tool.list"}
 
+    @takes(query=ToolListQuery, directory=True)
     def get(self, request):
-        query = parse_query(ToolListQuery, request)
+        query = self.query(request)
         context = self.context(request)
         config = effective_config(context)
         found = tools.tools_for(config=config, model={"providerID": query["provider"], "modelID": query["model"]},
@@ -37,6 +39,7 @@ class ToolListView(ApiView):
 class AgentsView(ApiView):
     operation_ids = {"GET": "app.agents"}
 
+    @takes(directory=True)
     def get(self, request):
         return Response(agent_list(effective_config(self.context(request))))
 
@@ -51,6 +54,7 @@ class CapabilitiesView(ApiView):
 class V2AgentListView(V2RequestView):
     operation_ids = {"GET": "agent.list"}
 
+    @takes(directory=True)
     def get(self, request):
         context = self.context(request)
         return Response({"location": context.location(), "data": agent_list_v2(effective_config(context))})

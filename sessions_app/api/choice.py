@@ -2,7 +2,7 @@
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.http.api import ApiView, StrictCharField, parse
+from agentserver.http.api import ApiView, StrictCharField, succeeds_with, takes
 from sessions_app.api.sessions import session_from_path
 from sessions_app.services import model_choice
 
@@ -24,9 +24,11 @@ class SwitchModelBody(serializers.Serializer):
 class V2SwitchAgentView(ApiView):
     operation_ids = {"POST": "session.switchAgent"}
 
+    @takes(SwitchAgentBody)
+    @succeeds_with(204)
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        body = parse(SwitchAgentBody, request.data)
+        body = self.body(request)
         model_choice.session_switch_agent(session=session, agent=body["agent"])
         return Response(status=204)
 
@@ -34,8 +36,10 @@ class V2SwitchAgentView(ApiView):
 class V2SwitchModelView(ApiView):
     operation_ids = {"POST": "session.switchModel"}
 
+    @takes(SwitchModelBody)
+    @succeeds_with(204)
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        body = parse(SwitchModelBody, request.data)
+        body = self.body(request)
         model_choice.session_switch_model(session=session, model=dict(body["model"]))
         return Response(status=204)

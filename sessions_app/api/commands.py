@@ -11,7 +11,8 @@ from agentserver.http.api import (
     StrictBooleanField,
     StrictCharField,
     V2RequestView,
-    parse,
+    succeeds_with,
+    takes,
 )
 from sessions_app.api.sessions import session_from_path
 from sessions_app.runtime.agents import parse_model
@@ -62,6 +63,7 @@ def _v2_command(command: dict) -> dict:
 class CommandListView(ApiView):
     operation_ids = {"GET": "command.list"}
 
+    @takes(directory=True)
     def get(self, request):
         return Response(commands.command_list(context=self.context(request)))
 
@@ -70,9 +72,10 @@ class SessionCommandView(ApiView):
     operation_ids = {"POST": "session.command"}
     answers = (429,)  # a usage budget is spent (usage_app.budgets)
 
+    @takes(CommandBody)
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        body = parse(CommandBody, request.data)
+        body = self.body(request)
         message, parts = commands.session_command(
             session=session, command=body["command"], arguments=body["arguments"], agent=body.get("agent"),
             model=body.get("model"), message_id=body.get("messageID"), parts=body.get("parts") or [])
@@ -83,9 +86,10 @@ class SessionInitView(ApiView):
     operation_ids = {"POST": "session.init"}
     answers = (429,)  # a usage budget is spent (usage_app.budgets)
 
+    @takes(InitBody)
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        body = parse(InitBody, request.data)
+        body = self.body(request)
         return Response(commands.session_init(session=session, provider_id=body["providerID"],
                                               model_id=body["modelID"], message_id=body["messageID"]))
 
@@ -94,9 +98,10 @@ class SessionSummarizeView(ApiView):
     operation_ids = {"POST": "session.summarize"}
     answers = (429,)  # a usage budget is spent (usage_app.budgets)
 
+    @takes(SummarizeBody)
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        body = parse(SummarizeBody, request.data)
+        body = self.body(request)
         return Response(commands.session_summarize(session=session, provider_id=body["providerID"],
                                                    model_id=body["modelID"], auto=body["auto"]))
 
@@ -104,6 +109,7 @@ class SessionSummarizeView(ApiView):
 class V2CommandListView(V2RequestView):
     operation_ids = {"GET": "command.list"}
 
+    @takes(directory=True)
     def get(self, request):
         context = self.context(request)
         return Response({"location": context.location(),
@@ -113,6 +119,7 @@ class V2CommandListView(V2RequestView):
 class SkillListView(ApiView):
     operation_ids = {"GET": "app.skills"}
 
+    @takes(directory=True)
     def get(self, request):
         return Response(commands.skill_list(context=self.context(request)))
 
@@ -120,6 +127,7 @@ class SkillListView(ApiView):
 class V2SkillListView(V2RequestView):
     operation_ids = {"GET": "skill.list"}
 
+    @takes(directory=True)
     def get(self, request):
         context = self.context(request)
         return Response({"location": context.location(), "data": commands.skill_list(context=context)})
@@ -129,6 +137,7 @@ class V2CompactView(ApiView):
     operation_ids = {"POST": "session.compact"}
     answers = (429,)  # a usage budget is spent (usage_app.budgets)
 
+    @succeeds_with(204)
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
         commands.session_compact(session=session)

@@ -3,7 +3,7 @@ with the other event streams)."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.http.api import ApiView, parse_query
+from agentserver.http.api import ApiView, takes
 from sessions_app import selectors
 from sessions_app.api.sessions import session_from_path
 
@@ -16,9 +16,10 @@ class HistoryQuery(serializers.Serializer):
 class V2SessionHistoryView(ApiView):
     operation_ids = {"GET": "session.history"}
 
+    @takes(query=HistoryQuery)
     def get(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        query = parse_query(HistoryQuery, request)
+        query = self.query(request)
         events, more = selectors.session_history(session=session, after=query.get("after") or 0,
                                                  limit=query.get("limit"))
         return Response({"data": events, "hasMore": more})

@@ -7,13 +7,13 @@ from urllib.parse import urlencode
 from rest_framework.response import Response
 
 from agentserver.http.api import (
+    AnyObject,
     ApiView,
-    body_object,
     decode_cursor,
     encode_cursor,
     id_param,
     page,
-    parse_query,
+    takes,
 )
 from sessions_app import selectors
 from sessions_app.api import serializers as s
@@ -28,9 +28,10 @@ class SessionMessagesView(ApiView):
 
     operation_ids = {"GET": "session.messages"}
 
+    @takes(query=s.MessageListQuery)
     def get(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        query = parse_query(s.MessageListQuery, request)
+        query = self.query(request)
         limit = query.get("limit") or None
         before = selectors.decode_cursor(query["before"]) if query.get("before") else None
         found = selectors.session_messages_stored(session=session, limit=limit, before=before)
@@ -66,11 +67,12 @@ class PartItemView(ApiView):
     operation_ids = {"PATCH": "part.update", "DELETE": "part.delete"}
     answers = (409,)
 
+    @takes(AnyObject("a JSON object (a Part)"))
     def patch(self, request, sessionID: str, messageID: str, partID: str):
         session = session_from_path(request, sessionID)
         message_id = id_param(messageID, "msg", "message")
         part_id = id_param(partID, "prt", "part")
-        part = body_object(request.data, "a JSON object (a Part)")
+        part = self.body(request)
         return Response(message_edit.part_update(session=session, message_id=message_id, part_id=part_id,
                                                  part=part))
 
@@ -87,9 +89,10 @@ class V2SessionMessagesView(ApiView):
     operation_ids = {"GET": "session.message.list"}
     answer_schemas = {"GET": s.V2_MESSAGE_PAGE}
 
+    @takes(query=s.V2MessageListQuery)
     def get(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        query = parse_query(s.V2MessageListQuery, request)
+        query = self.query(request)
         order = query.get("order") or "asc"
         before = after = None
         if query.get("cursor"):

@@ -1,14 +1,23 @@
 """The views of a pending request, for either kind (services/pending.py): api/permissions.py and
 api/questions.py mount them with their kind's `answering`, operation ids and reply body.
 
-A reply's body is parsed by a function of its kind's module (`parse(ReplyBody, data)`), not by a serializer
-held here: /doc and the battery read the body a route takes from the `parse` call itself
-(agentserver/http/schema.py, tests/foundation/bodies.py), so a session's reply view is its kind's own."""
+A reply's body is the serializer its kind names (`reply_body`); the reply handlers here declare it by that
+name (`@takes("reply_body")`), so the edge, /doc and the battery find each kind's own."""
 from typing import Callable, ClassVar
 
+from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.http.api import BOOLEAN, ApiView, LocatedView, V2RequestView, id_param
+from agentserver.http.api import (
+    BOOLEAN,
+    ApiView,
+    LocatedView,
+    V2RequestView,
+    id_param,
+    succeeds_with,
+    takes,
+)
+from sessions_app.api.serializers import spec_response
 from sessions_app.api.sessions import session_from_path
 from sessions_app.models import Session
 from sessions_app.services import pending
@@ -20,13 +29,17 @@ def unchanged(wire: dict) -> dict:
 
 
 class PendingView(ApiView):
-    """A view of one kind of pending request. The kind's views are given `answering`, `body` and `v2_body`
-    and, where the v2 routes show a request otherwise than the original ones, `v2_wire`."""
+    """A view of one kind of pending request. The kind's views are given `answering`, `reply_body` and
+    `reply_field` and, where the v2 routes show a request otherwise than the original ones, `v2_wire`."""
 
     answering: ClassVar[Answering]
-    body: ClassVar[Callable[[object], dict]]       # parses the reply's body
-    v2_body: ClassVar[Callable[[object], dict]]    # the same on the v2 mount, which takes the spec's `response`
+    reply_body: ClassVar[type[serializers.Serializer]]  # what a reply's body holds
+    reply_field: ClassVar[str]  # the field of reply_body the v2 mount also takes as the spec's `response`
     v2_wire: ClassVar[Callable[[dict], dict]] = staticmethod(unchanged)
+
+    def v2_reply(self, data):
+        """A v2 reply's body in reply_body's terms."""
+        return spec_response(data, self.reply_field)
 
     def request_id(self, value: str) -> str:
         return id_param(value, self.answering.kind.prefix, self.answering.kind.name)
@@ -65,9 +78,10 @@ class PendingItemView(PendingView):
 class PendingReplyView(PendingItemView):
     """POST /permission/{requestID}/reply, /question/{requestID}/reply: true."""
 
+    @takes("reply_body")
     def post(self, request, requestID: str):
         request_id = self.request_id(requestID)
-        return Response(self.reply(request, request_id, self.body(request.data)))
+        return Response(self.reply(request, request_id, self.body(request)))
 
 
 class PendingRejectView(PendingItemView):
@@ -78,9 +92,10 @@ class PendingRejectView(PendingItemView):
 class V2PendingReplyView(V2RequestView, PendingView):
     answer_schemas = {"POST": BOOLEAN}
 
+    @takes("reply_body", prepare=PendingView.v2_reply)
     def post(self, request, **path):
         request_id = self.v2_request_id(path)
-        return Response(self.reply(request, request_id, self.v2_body(request.data)))
+        return Response(self.reply(request, request_id, self.body(request)))
 
 
 class V2PendingRejectView(V2RequestView, PendingView):
@@ -93,6 +108,7 @@ class V2PendingRejectView(V2RequestView, PendingView):
 class PendingRequestListView(LocatedView, PendingView):
     """v2 …/request: the pending requests of the located project, `{location, data}`."""
 
+    @takes(directory=True)
     def get(self, request):
         context = self.context(request)
         listed = pending.request_list(self.answering, user=request.user, project_id=context.project_id)
@@ -109,6 +125,7 @@ class PendingSessionListView(PendingView):
 
 
 class PendingSessionRejectView(PendingView):
+    @succeeds_with(204)
     def post(self, request, sessionID: str, requestID: str):
         session, request_id = self.in_session(request, sessionID, requestID)
         self.reject(request, request_id, session_id=session.id)

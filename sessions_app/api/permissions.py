@@ -12,8 +12,8 @@ from agentserver.http.api import (
     V2RequestView,
     id_param,
     opencode,
-    parse,
-    parse_query,
+    succeeds_with,
+    takes,
 )
 from sessions_app.api.pending import (
     PendingListView,
@@ -23,7 +23,6 @@ from sessions_app.api.pending import (
     PendingView,
     V2PendingReplyView,
 )
-from sessions_app.api.serializers import spec_response
 from sessions_app.api.sessions import session_from_path
 from sessions_app.selectors import session_get
 from sessions_app.services import pending, permissions
@@ -40,20 +39,12 @@ class RespondBody(serializers.Serializer):
     response = serializers.ChoiceField(choices=permissions.REPLIES, error_messages={"invalid_choice": REPLY_ERROR})
 
 
-def reply_body(data) -> dict:
-    return parse(ReplyBody, data)
-
-
-def v2_reply_body(data) -> dict:
-    return parse(ReplyBody, spec_response(data, "reply"))
-
-
 class PermissionView(PendingView):
     """What every permission view of api/pending.py is given."""
 
     answering = permissions.ANSWERING
-    body = staticmethod(reply_body)
-    v2_body = staticmethod(v2_reply_body)
+    reply_body = ReplyBody
+    reply_field = "reply"
 
     @staticmethod
     def v2_wire(request: dict) -> dict:
@@ -80,10 +71,11 @@ class PermissionRespondView(ApiView):
 
     operation_ids = {"POST": "permission.respond"}
 
+    @takes(RespondBody)
     def post(self, request, sessionID: str, permissionID: str):
         session_id = id_param(sessionID, "ses", "session")
         request_id = id_param(permissionID, "per", "permission")
-        body = parse(RespondBody, request.data)
+        body = self.body(request)
         session_get(user=request.user, session_id=session_id)
         return Response(permissions.permission_reply(user=request.user, request_id=request_id,
                                                      reply=body["response"], session_id=session_id))
@@ -130,9 +122,10 @@ class V2SessionPermissionsView(PermissionView, PendingSessionListView):
 
     operation_ids = {"GET": "session.permission.list", "POST": "session.permission.create"}
 
+    @takes(PermissionCreateBody)
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        body = parse(PermissionCreateBody, request.data)
+        body = self.body(request)
         return Response({"data": permissions.permission_create(
             session=session, action=body["action"], resources=body["resources"], save=body.get("save"),
             metadata=body.get("metadata"), source=body.get("source"), agent=body.get("agent"),
@@ -151,23 +144,27 @@ class V2SessionPermissionView(PermissionView):
 class V2SessionPermissionReplyView(PermissionView):
     operation_ids = {"POST": "session.permission.reply"}
 
+    @takes("reply_body")
+    @succeeds_with(204)
     def post(self, request, sessionID: str, requestID: str):
         session, request_id = self.in_session(request, sessionID, requestID)
-        self.reply(request, request_id, reply_body(request.data), session_id=session.id)
+        self.reply(request, request_id, self.body(request), session_id=session.id)
         return Response(status=204)
 
 
 class V2SavedPermissionListView(ApiView):
     operation_ids = {"GET": "permission.saved.list"}
 
+    @takes(query=SavedListQuery)
     def get(self, request):
-        query = parse_query(SavedListQuery, request)
+        query = self.query(request)
         return Response({"data": permissions.saved_list(user=request.user, project_id=query.get("projectID"))})
 
 
 class V2SavedPermissionView(ApiView):
     operation_ids = {"DELETE": "permission.saved.remove"}
 
+    @succeeds_with(204)
     def delete(self, request, id: str):
         permissions.saved_remove(user=request.user, approval_id=id)
         return Response(status=204)

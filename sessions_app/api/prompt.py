@@ -17,9 +17,10 @@ from agentserver.http.api import (
     StrictBooleanField,
     StrictCharField,
     enveloped,
-    parse,
     record,
     ref,
+    succeeds_with,
+    takes,
 )
 from sessions_app.api import serializers as s
 from sessions_app.api.sessions import session_from_path
@@ -81,8 +82,8 @@ class V2PromptBody(serializers.Serializer):
     delivery = serializers.ChoiceField(choices=["immediate", "deferred"], required=False, default="immediate")
 
 
-def _prompt_input(data) -> dict:
-    body = parse(PromptBody, data)
+def _prompt_input(body: dict) -> dict:
+    """A valid PromptBody as the services take it."""
     return {**body, "model": dict(body["model"]) if body.get("model") else None,
             "parts": [dict(p) for p in body["parts"]]}
 
@@ -98,9 +99,10 @@ class PromptView(ApiView):
     # opencode documents an assistant message; with noReply it answers (as we do) the user message it stored.
     answer_schemas = {"POST": s.MESSAGE_WITH_PARTS}
 
+    @takes(PromptBody)
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        body = _prompt_input(request.data)
+        body = _prompt_input(self.body(request))
         result = prompting.prompt(session=session, body=body)
         if body.get("noReply"):
             return Response(prompting.user_message_wire(*result))
@@ -111,9 +113,11 @@ class PromptAsyncView(ApiView):
     operation_ids = {"POST": "session.prompt_async"}
     answers = (429,)  # a usage budget is spent (usage_app.budgets)
 
+    @takes(PromptBody)
+    @succeeds_with(204)
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        prompting.prompt_async(session=session, body=_prompt_input(request.data))
+        prompting.prompt_async(session=session, body=_prompt_input(self.body(request)))
         return Response(status=204)
 
 
@@ -128,9 +132,10 @@ class ShellView(ApiView):
     operation_ids = {"POST": "session.shell"}
     answers = (409, 503)
 
+    @takes(ShellBody)
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        body = parse(ShellBody, request.data)
+        body = self.body(request)
         model = dict(body["model"]) if body.get("model") else None
         return Response(_answer_wire(session_shell(session=session, agent=body["agent"], command=body["command"],
                                                    model=model, message_id=body.get("messageID"))))
@@ -141,13 +146,14 @@ class V2PromptView(ApiView):
     answers = (429,)  # a usage budget is spent (usage_app.budgets)
     answer_schemas = {"POST": s.V2_MESSAGE}
 
+    @takes(V2PromptBody)
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
         if not isinstance(request.data, dict) or not isinstance(request.data.get("prompt"), dict):
             raise BadRequest("Missing key prompt", kind="Body", issues=[{"path": ["prompt"], "message": "required"}])
-        body = parse(V2PromptBody, request.data)
-        prompt = {**_prompt_input(request.data["prompt"])}
-        message, parts = prompting.prompt_v2(session=session, prompt_body=prompt, delivery=body["delivery"])
+        body = self.body(request)
+        message, parts = prompting.prompt_v2(session=session, prompt_body=_prompt_input(body["prompt"]),
+                                             delivery=body["delivery"])
         return Response({"data": prompting.user_message_wire(message, parts)})
 
 
@@ -167,6 +173,7 @@ class V2WaitView(ApiView):
 class V2SessionInterruptView(ApiView):
     operation_ids = {"POST": "session.interrupt"}
 
+    @succeeds_with(204)
     def post(self, request, sessionID: str):
         prompting.session_abort(session=session_from_path(request, sessionID))
         return Response(status=204)

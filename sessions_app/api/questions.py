@@ -4,7 +4,13 @@ api/pending.py's."""
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentserver.http.api import StrictCharField, V2RequestView, opencode, parse
+from agentserver.http.api import (
+    StrictCharField,
+    V2RequestView,
+    opencode,
+    succeeds_with,
+    takes,
+)
 from sessions_app.api.pending import (
     PendingListView,
     PendingRejectView,
@@ -16,7 +22,6 @@ from sessions_app.api.pending import (
     V2PendingRejectView,
     V2PendingReplyView,
 )
-from sessions_app.api.serializers import spec_response
 from sessions_app.services import questions
 
 
@@ -24,20 +29,12 @@ class AnswersBody(serializers.Serializer):
     answers = serializers.ListField(child=serializers.ListField(child=StrictCharField(allow_blank=True)))
 
 
-def answers_body(data) -> dict:
-    return parse(AnswersBody, data)
-
-
-def v2_answers_body(data) -> dict:
-    return parse(AnswersBody, spec_response(data, "answers"))
-
-
 class QuestionView(PendingView):
     """What every question view of api/pending.py is given."""
 
     answering = questions.ANSWERING
-    body = staticmethod(answers_body)
-    v2_body = staticmethod(v2_answers_body)
+    reply_body = AnswersBody
+    reply_field = "answers"
 
 
 class QuestionListView(QuestionView, PendingListView):
@@ -78,9 +75,11 @@ class V2SessionQuestionListView(QuestionView, PendingSessionListView):
 class V2SessionQuestionReplyView(QuestionView):
     operation_ids = {"POST": "session.question.reply"}
 
+    @takes("reply_body")
+    @succeeds_with(204)
     def post(self, request, sessionID: str, requestID: str):
         session, request_id = self.in_session(request, sessionID, requestID)
-        self.reply(request, request_id, answers_body(request.data), session_id=session.id)
+        self.reply(request, request_id, self.body(request), session_id=session.id)
         return Response(status=204)
 
 

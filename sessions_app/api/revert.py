@@ -11,9 +11,9 @@ from agentserver.http.api import (
     StrictBooleanField,
     array,
     enveloped,
-    parse,
-    parse_query,
     ref,
+    succeeds_with,
+    takes,
 )
 from sessions_app.api.sessions import session_from_path
 from sessions_app.runtime import session_diff
@@ -30,9 +30,9 @@ class DiffQuery(serializers.Serializer):
     messageID = IdField("msg", required=False)
 
 
-def diffs_of(request, sessionID: str) -> list[dict]:
+def diffs_of(view: ApiView, request, sessionID: str) -> list[dict]:
     session = session_from_path(request, sessionID)
-    message_id = parse_query(DiffQuery, request).get("messageID")
+    message_id = view.query(request).get("messageID")
     if message_id:
         return session_diff.turn_diff(session=session, message_id=message_id)
     return session_diff.whole_diff(session=session)
@@ -42,9 +42,10 @@ class RevertView(ApiView):
     operation_ids = {"POST": "session.revert"}
     answers = (409,)
 
+    @takes(RevertBody)
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        body = parse(RevertBody, request.data)
+        body = self.body(request)
         session = revert_service.session_revert(session=session, message_id=body["messageID"],
                                                 part_id=body.get("partID"))
         return Response(session_wire(session))
@@ -62,16 +63,18 @@ class UnrevertView(ApiView):
 class DiffView(ApiView):
     operation_ids = {"GET": "session.diff"}
 
+    @takes(query=DiffQuery)
     def get(self, request, sessionID: str):
-        return Response(diffs_of(request, sessionID))
+        return Response(diffs_of(self, request, sessionID))
 
 
 class V2DiffView(ApiView):
     operation_ids = {"GET": "session.diff"}
     answer_schemas = {"GET": enveloped(array(ref("SnapshotFileDiff")))}
 
+    @takes(query=DiffQuery)
     def get(self, request, sessionID: str):
-        return Response({"data": diffs_of(request, sessionID)})
+        return Response({"data": diffs_of(self, request, sessionID)})
 
 
 class RevertStageBody(serializers.Serializer):
@@ -83,9 +86,10 @@ class V2RevertStageView(ApiView):
     operation_ids = {"POST": "session.revert.stage"}
     answers = (409,)
 
+    @takes(RevertStageBody)
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        body = parse(RevertStageBody, request.data)
+        body = self.body(request)
         session = revert_service.session_revert(session=session, message_id=body["messageID"], files=body["files"],
                                                 must_exist=True)
         return Response({"data": session.revert})
@@ -95,6 +99,7 @@ class V2RevertClearView(ApiView):
     operation_ids = {"POST": "session.revert.clear"}
     answers = (409,)
 
+    @succeeds_with(204)
     def post(self, request, sessionID: str):
         revert_service.session_unrevert(session=session_from_path(request, sessionID))
         return Response(status=204)
@@ -104,6 +109,7 @@ class V2RevertCommitView(ApiView):
     operation_ids = {"POST": "session.revert.commit"}
     answers = (409,)
 
+    @succeeds_with(204)
     def post(self, request, sessionID: str):
         revert_service.session_revert_commit(session=session_from_path(request, sessionID))
         return Response(status=204)

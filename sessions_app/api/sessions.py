@@ -19,8 +19,7 @@ from agentserver.http.api import (
     id_param,
     opencode,
     page,
-    parse,
-    parse_query,
+    takes,
 )
 from projects_app.contexts import context_for_directory, requested_directory
 from sessions_app import selectors
@@ -43,8 +42,9 @@ def request_base_url(request) -> str:
 class SessionCollectionView(ApiView):
     operation_ids = {"GET": "session.list", "POST": "session.create"}
 
+    @takes(query=s.SessionListQuery, directory=True)
     def get(self, request):
-        query = parse_query(s.SessionListQuery, request)
+        query = self.query(request)
         context = self.context(request)
         path = query.get("path") or context.path
         sessions = selectors.session_list(
@@ -53,8 +53,9 @@ class SessionCollectionView(ApiView):
         )
         return Response([session_wire(x) for x in sessions])
 
+    @takes(s.SessionCreateBody, directory=True)
     def post(self, request):
-        body = parse(s.SessionCreateBody, request.data)
+        body = self.body(request)
         session = session_services.session_create(
             context=self.context(request), parent_id=body.get("parentID"), title=body.get("title"),
             agent=body.get("agent"), model=body.get("model"), permission=body.get("permission"),
@@ -76,9 +77,10 @@ class SessionItemView(ApiView):
     def get(self, request, sessionID: str):
         return Response(session_wire(session_from_path(request, sessionID)))
 
+    @takes(s.SessionUpdateBody)
     def patch(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        body = parse(s.SessionUpdateBody, request.data)
+        body = self.body(request)
         time = body.get("time") or {}
         session = session_services.session_update(
             session=session, title=body.get("title"), archived=time.get("archived"),
@@ -109,9 +111,10 @@ class SessionTodoView(ApiView):
 class SessionForkView(ApiView):
     operation_ids = {"POST": "session.fork"}
 
+    @takes(s.ForkBody)
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        body = parse(s.ForkBody, request.data)
+        body = self.body(request)
         return Response(session_wire(session_services.session_fork(session=session, message_id=body.get("messageID"))))
 
 
@@ -132,8 +135,9 @@ class SessionShareView(ApiView):
 class V2SessionCollectionView(V2RequestView):
     operation_ids = {"GET": "session.list", "POST": "session.create"}
 
+    @takes(query=s.V2SessionListQuery, directory=True)
     def get(self, request):
-        query = parse_query(s.V2SessionListQuery, request)
+        query = self.query(request)
         # As opencode: a request that names no location lists every session of the caller (the web app's
         # home page); one that names a directory or workspace lists that project's.
         everywhere = not requested_directory(request.GET, request.headers) and not request.GET.get("workspace")
@@ -158,8 +162,9 @@ class V2SessionCollectionView(V2RequestView):
             next_cursor = encode_cursor({"updated": last.time_updated, "id": last.id, "order": order})
         return page([session_wire_v2(x) for x in sessions], next_cursor)
 
+    @takes(s.V2SessionCreateBody, directory=True)
     def post(self, request):
-        body = parse(s.V2SessionCreateBody, request.data)
+        body = self.body(request)
         context = self.context(request)
         location = body.get("location")
         if location:
@@ -189,9 +194,10 @@ class V2SessionItemView(ApiView):
     def get(self, request, sessionID: str):
         return Response({"data": session_wire_v2(session_from_path(request, sessionID))})
 
+    @takes(s.V2SessionUpdateBody)
     def patch(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
-        body = parse(s.V2SessionUpdateBody, request.data)
+        body = self.body(request)
         session = session_services.session_update(
             session=session, title=body.get("title"), archived=body.get("archived"),
             archived_given="archived" in body, permission=body.get("permission"),
@@ -240,8 +246,9 @@ class ExperimentalSessionListView(ApiView):
 
     operation_ids = {"GET": "experimental.session.list"}
 
+    @takes(query=ExperimentalSessionListQuery)
     def get(self, request):
-        query = parse_query(ExperimentalSessionListQuery, request)
+        query = self.query(request)
         cursor = (query["cursor"], "") if query.get("cursor") is not None else None
         sessions = selectors.session_list(
             user=request.user, roots=query["roots"], start=query.get("start"), search=query.get("search") or None,

@@ -13,7 +13,8 @@ from agentserver.http.api import (
     StrictBooleanField,
     StrictCharField,
     json_integer,
-    parse,
+    succeeds_with,
+    takes,
 )
 from sessions_app import selectors
 from sessions_app.services.workspaces import session_move, workspace_warp
@@ -51,6 +52,7 @@ class SyncStartView(ApiView):
 
     operation_ids = {"POST": "sync.start"}
 
+    @takes(directory=True)
     def post(self, request):
         self.context(request)
         return Response(False)
@@ -59,8 +61,9 @@ class SyncStartView(ApiView):
 class SyncReplayView(ApiView):
     operation_ids = {"POST": "sync.replay"}
 
+    @takes(ReplayBody, directory=True)
     def post(self, request):
-        parse(ReplayBody, request.data)
+        self.body(request)
         self.context(request)
         # Well-formed, and refused whatever it holds: a 403 says so (a 400 would blame the input).
         raise Forbidden("This server does not import opencode sync histories: its sessions are records of its own "
@@ -72,8 +75,9 @@ class SyncStealView(ApiView):
     answers = (409,)
     allow_workspace = True
 
+    @takes(StealBody, directory=True)
     def post(self, request):
-        body = parse(StealBody, request.data)
+        body = self.body(request)
         context = self.context(request)
         session, _ = workspace_warp(user=request.user, session_id=body["sessionID"],
                                     workspace_id=context.workspace_id, copy_changes=False)
@@ -100,8 +104,9 @@ class SyncHistoryView(ApiView):
 
     operation_ids = {"POST": "sync.history.list"}
 
+    @takes(KnownSequenceBody, directory=True)
     def post(self, request):
-        known = parse(KnownSequenceBody, request.data)
+        known = self.body(request)
         context = self.context(request)
         return Response(selectors.sync_history(user=request.user, directory=context.directory, known=known))
 
@@ -110,8 +115,10 @@ class MoveSessionView(ApiView):
     operation_ids = {"POST": "experimental.controlPlane.moveSession"}
     answers = (409,)
 
+    @takes(MoveBody)
+    @succeeds_with(204)
     def post(self, request):
-        body = parse(MoveBody, request.data)
+        body = self.body(request)
         session_move(user=request.user, session_id=body["sessionID"], destination=body["destination"]["directory"],
                      move_changes=body["moveChanges"])
         return Response(status=204)

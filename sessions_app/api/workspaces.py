@@ -7,9 +7,10 @@ from agentserver.http.api import (
     ApiView,
     IdField,
     StrictBooleanField,
-    parse,
     record,
     ref,
+    succeeds_with,
+    takes,
 )
 from sessions_app.services.workspaces import workspace_warp
 from sessions_app.wire import session_wire
@@ -26,8 +27,9 @@ class WorkspaceWarpView(ApiView):
     answer_schemas = {"POST": record({"session": ref("Session"), "copied": {"type": ["object", "null"]}})}
     answers = (409,)
 
+    @takes(WorkspaceWarpInput)
     def post(self, request):
-        data = parse(WorkspaceWarpInput, request.data)
+        data = self.body(request)
         session, copied = workspace_warp(user=request.user, session_id=data["sessionID"],
                                          workspace_id=data.get("workspaceID"), copy_changes=data["copyChanges"])
         return Response({"session": session_wire(session), "copied": copied})
@@ -43,8 +45,10 @@ class ExperimentalWarpView(ApiView):
     operation_ids = {"POST": "experimental.workspace.warp"}
     answers = (409,)
 
+    @takes(ExperimentalWarpInput)
+    @succeeds_with(204)
     def post(self, request):
-        data = parse(ExperimentalWarpInput, request.data)
+        data = self.body(request)
         workspace_warp(user=request.user, session_id=data["sessionID"], workspace_id=data["id"],
                        copy_changes=data["copyChanges"])
         return Response(status=204)

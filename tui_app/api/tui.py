@@ -11,6 +11,8 @@ from agentserver.http.api import (
     expected,
     id_param,
     parse,
+    succeeds_with,
+    takes,
 )
 from sessions_app.selectors import session_get
 from tui_app import control
@@ -58,6 +60,7 @@ def _send(view: ApiView, request, event_type: str, properties: dict):
 
 
 def _command_view(name: str, operation_id: str, command: str) -> type[ApiView]:
+    @takes(directory=True)
     def post(self, request):
         return _send(self, request, "tui.command.execute", {"command": command})
 
@@ -77,31 +80,35 @@ ClearPromptView = _command_view("ClearPromptView", "tui.clearPrompt", "prompt.cl
 class AppendPromptView(ApiView):
     operation_ids = {"POST": "tui.appendPrompt"}
 
+    @takes(TextBody, directory=True)
     def post(self, request):
-        body = parse(TextBody, request.data)
+        body = self.body(request)
         return _send(self, request, "tui.prompt.append", {"text": body["text"]})
 
 
 class ExecuteCommandView(ApiView):
     operation_ids = {"POST": "tui.executeCommand"}
 
+    @takes(CommandBody, directory=True)
     def post(self, request):
-        body = parse(CommandBody, request.data)
+        body = self.body(request)
         return _send(self, request, "tui.command.execute", {"command": control.command_name(body["command"])})
 
 
 class ShowToastView(ApiView):
     operation_ids = {"POST": "tui.showToast"}
 
+    @takes(ToastBody, directory=True)
     def post(self, request):
-        return _send(self, request, "tui.toast.show", dict(parse(ToastBody, request.data)))
+        return _send(self, request, "tui.toast.show", dict(self.body(request)))
 
 
 class SelectSessionView(ApiView):
     operation_ids = {"POST": "tui.selectSession"}
 
+    @takes(SessionBody, directory=True)
     def post(self, request):
-        body = parse(SessionBody, request.data)
+        body = self.body(request)
         session = session_get(user=request.user, session_id=id_param(body["sessionID"], "ses", "session"))
         return _send(self, request, "tui.session.select", {"sessionID": session.id})
 
@@ -113,8 +120,9 @@ PUBLISH_BODIES = {"tui.prompt.append": TextBody, "tui.command.execute": CommandB
 class PublishView(ApiView):
     operation_ids = {"POST": "tui.publish"}
 
+    @takes(PublishBody, directory=True)
     def post(self, request):
-        body = parse(PublishBody, request.data)
+        body = self.body(request)
         properties = dict(parse(PUBLISH_BODIES[body["type"]], body["properties"]))
         if body["type"] == "tui.session.select":
             session_get(user=request.user, session_id=id_param(properties["sessionID"], "ses", "session"))
@@ -126,6 +134,7 @@ class ControlNextView(ApiView):
 
     operation_ids = {"GET": "tui.control.next"}
 
+    @succeeds_with(200, 204)
     def get(self, request):
         item = control.control_next(user=request.user)
         return Response(item) if item is not None else Response(status=204)

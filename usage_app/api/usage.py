@@ -10,8 +10,8 @@ from agentserver.http.api import (
     ApiView,
     IdField,
     array,
-    parse_query,
     record,
+    takes,
 )
 from usage_app import export, selectors
 from usage_app.periods import parse_instant
@@ -62,8 +62,9 @@ class UsageView(ApiView):
     answer_schemas = {"GET": record({"data": array(USAGE_ROW)})}
     answer_media_types = {"GET": {"text/csv": {"type": "string"}, "application/x-ndjson": {"type": "string"}}}
 
+    @takes(query=UsageQuery)
     def get(self, request):
-        query = parse_query(UsageQuery, request)
+        query = self.query(request)
         wanted = selectors.UsageFilter(
             since=query.get("since"), until=query.get("until"), person=query.get("person"),
             group=query.get("group"), provider_id=query.get("provider"), model_id=query.get("model"),
