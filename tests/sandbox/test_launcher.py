@@ -54,3 +54,34 @@ def test_a_sandbox_killed_the_instant_it_starts_leaves_nothing_running(user_and_
         with process.stdout:
             ready, _, _ = select.select([process.stdout], [], [], 10)
             assert ready and process.stdout.read() == b"", f"attempt {attempt}: the sandbox's command outlived the kill"
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return [int(child) for child in handle.read().split()]
+    except OSError:
+        return []
+
+
+def _process_group(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as handle:
+        return int(handle.read().rsplit(")", 1)[1].split()[2])  # after the command name: state, ppid, pgrp
+
+
+def test_the_sandboxs_init_stays_in_the_group_kill_group_signals(user_and_root):
+    """What makes the kill above certain, checked directly: bubblewrap's init (the child that becomes PID 1 of
+    the sandbox) is in the launch's own process group, so `kill_group` reaches it at any moment. With
+    bubblewrap's --new-session it made a group of its own, before it was bound to its parent's life."""
+    user, root = user_and_root
+    process = sandbox.popen(user, ["/bin/sh", "-c", "exec sleep 30"], cwd=root, roots=[root],
+                            stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while not (init := _children(process.pid)) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert init, "bubblewrap started no sandbox"
+        assert _process_group(init[0]) == process.pid
+    finally:
+        sandbox.kill_group(process.pid)
+        process.wait(10)
