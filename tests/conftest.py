@@ -217,10 +217,14 @@ def start_server(env_overrides: dict | None = None, *, log_dir: Path) -> LiveSer
     return LiveServer(url=url, process=process, env=env, log_path=log_path)
 
 
+# The extra workers server_factory started and that still run, oldest first.
+_extra_workers: list[LiveServer] = []
+
+
 @pytest.fixture(scope="session")
 def server_factory(django_db_setup, tmp_path_factory):
     """Start extra workers (e.g. with REDIS_URL) on the same test database."""
-    started: list[LiveServer] = []
+    started = _extra_workers
     log_dir = tmp_path_factory.mktemp("server-logs")
 
     def factory(env: dict | None = None) -> LiveServer:
@@ -240,6 +244,18 @@ def server(django_db_setup, tmp_path_factory) -> LiveServer:
     live = start_server(None, log_dir=tmp_path_factory.mktemp("server-log"))
     yield live
     live.stop()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _stop_servers_the_module_started():
+    """Extra workers a module's fixtures start end with the module. Left running, they share the test database
+    with the later modules' workers and adopt the sessions a later test's killed worker leaves (a session cap
+    one module set ended another module's adopted turn)."""
+    before = len(_extra_workers)
+    yield
+    for live in _extra_workers[before:]:
+        live.stop()
+    del _extra_workers[before:]
 
 
 @pytest.fixture(autouse=True)
