@@ -18,6 +18,11 @@ from django.db.models import Q
 # .do_end_dead_calls). Sums count a call once it has ended.
 OUTCOMES = ("in_flight", "completed", "error", "aborted")
 IN_FLIGHT = "in_flight"
+# A call is ended by its worker, or, when that worker is taken for dead, by a sweep (ended aborted, nothing
+# used). A worker that was alive after all (paused past its heartbeat, say) still ends its call: its ending
+# replaces the sweep's, and the sums take back what the sweep counted (usage_app.store).
+BY_WORKER, BY_SWEEP, BY_WORKER_AFTER_SWEEP = "worker", "sweep", "worker_after_sweep"
+ENDED_BY = (BY_WORKER, BY_SWEEP, BY_WORKER_AFTER_SWEEP)
 PURPOSES = ("step", "title", "compaction", "subagent")
 CREDENTIALS = ("account", "server", "config", "none")
 
@@ -51,6 +56,9 @@ class UsageRecord(models.Model):
     duration_ms = models.IntegerField(default=0)
     outcome = models.CharField(max_length=16, choices=_choices(OUTCOMES))
     worker = models.CharField(max_length=255, blank=True)     # the worker that made the call (WORKER_ID)
+    # Who ended it: its worker, or the sweep that took that worker for dead (ENDED_BY); a raw INSERT gets the
+    # database's default.
+    ended_by = models.CharField(max_length=24, choices=_choices(ENDED_BY), default=BY_WORKER, db_default=BY_WORKER)
 
     class Meta:
         indexes = [

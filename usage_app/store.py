@@ -9,7 +9,15 @@ from django.db import connection
 from agentserver.db import sql
 from agentserver.workers.liveness import WORKER_ID
 from usage_app.calls import ModelCall
-from usage_app.models import IN_FLIGHT, UsageDay, UsageDayTotal, UsageRecord
+from usage_app.models import (
+    BY_SWEEP,
+    BY_WORKER,
+    BY_WORKER_AFTER_SWEEP,
+    IN_FLIGHT,
+    UsageDay,
+    UsageDayTotal,
+    UsageRecord,
+)
 from usage_app.zone import usage_zone
 
 ENDED = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens", "cost",
@@ -18,10 +26,14 @@ ENDED = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens
 COLUMNS = ("call_id", "at", "day", "person_id", "person_key", "session_id", "message_id", "agent", "purpose",
            "provider_id", "model_id", *ENDED, "worker")
 # What the day sums add up of an ended record (its RETURNING list and the day sum upserts' columns).
-COUNTED = ("1 AS calls, CASE WHEN outcome IN ('error', 'aborted') THEN 1 ELSE 0 END AS failed_calls, "
-           "CASE WHEN priced THEN 0 ELSE 1 END AS unpriced_calls, "
-           "CASE WHEN usage_reported THEN 0 ELSE 1 END AS unreported_calls, input_tokens, output_tokens, "
-           "reasoning_tokens, cache_read_tokens, cache_write_tokens, cost, duration_ms")
+# A call its worker ended after a sweep had ended it (BY_WORKER_AFTER_SWEEP) adds what it changes: the sweep
+# counted the call, as failed and unreported, with nothing used.
+_AGAIN = f"CASE WHEN ended_by = '{BY_WORKER_AFTER_SWEEP}' THEN 1 ELSE 0 END"
+COUNTED = (f"1 - {_AGAIN} AS calls, "
+           f"CASE WHEN outcome IN ('error', 'aborted') THEN 1 ELSE 0 END - {_AGAIN} AS failed_calls, "
+           f"CASE WHEN priced THEN 0 ELSE 1 - {_AGAIN} END AS unpriced_calls, "
+           f"CASE WHEN usage_reported THEN 0 ELSE 1 END - {_AGAIN} AS unreported_calls, input_tokens, "
+           "output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, cost, duration_ms")
 DAY_ROW = "day, person_key, session_id, provider_id, model_id, person_id"
 
 
@@ -43,13 +55,16 @@ def _insert(ended: bool) -> str:
     """The record's INSERT. Its start (`ended` false): a record already there (the call ended first) is left
     as it is. Its end: a record still in flight takes what the call used and how it ended (by call id, in the
     same statement as the insert, so an in-flight insert that commits while this runs cannot slip between
-    an update that found nothing and an insert); one that had ended already is left, and no row comes back."""
-    head = (f"INSERT INTO {UsageRecord._meta.db_table} AS record ({', '.join(COLUMNS)}) "
+    an update that found nothing and an insert); so does one a sweep ended for this same worker, taken for
+    dead while it was alive; one that had ended already otherwise is left, and no row comes back."""
+    head = (f"INSERT INTO {UsageRecord._meta.db_table} AS r ({', '.join(COLUMNS)}) "
             f"VALUES ({', '.join(['%s'] * len(COLUMNS))}) ON CONFLICT (call_id) ")
     if not ended:
         return head + "DO NOTHING"
     taken = ", ".join(f"{name} = EXCLUDED.{name}" for name in ENDED)
-    return head + f"DO UPDATE SET {taken} WHERE record.outcome = '{IN_FLIGHT}' RETURNING "
+    return head + (f"DO UPDATE SET {taken}, ended_by = CASE WHEN r.ended_by = '{BY_SWEEP}' THEN "
+                   f"'{BY_WORKER_AFTER_SWEEP}' ELSE '{BY_WORKER}' END WHERE r.outcome = '{IN_FLIGHT}' OR "
+                   f"(r.ended_by = '{BY_SWEEP}' AND r.worker = EXCLUDED.worker) RETURNING ")
 
 
 def record_start(call: ModelCall) -> None:
@@ -61,9 +76,10 @@ def record_start(call: ModelCall) -> None:
 
 def record_end(call: ModelCall) -> bool:
     """The call ended: its in-flight record takes what it used and how it ended, or, when there is none (a
-    call whose start was not written), its record is inserted. A record that had ended already wins (an
-    abort arriving after the step end; a call a worker that adopted the session ended as aborted): this
-    ending is dropped. Whether it was counted; when it was, its day sums are added to (same transaction)."""
+    call whose start was not written), its record is inserted. A record a sweep ended for this worker, taken
+    for dead while it was alive, takes this ending, and the day sums take back what the sweep counted. A
+    record that had ended otherwise wins: this ending is dropped. Whether it was counted; when it was, its day
+    sums are added to (same transaction)."""
     values = _values(call)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":  # the record ended and both day sums added to: one round trip
@@ -78,9 +94,11 @@ def record_end(call: ModelCall) -> bool:
 
 def workers_with_calls_in_flight(session_ids: list[str] | None = None) -> set[str]:
     """The other workers with calls in flight (of these sessions): a lookup in the index of in-flight records,
-    which holds only the calls under way."""
-    if session_ids is None:
-        return set(_WORKERS_IN_FLIGHT.all(WORKER_ID))
+    which holds only the calls under way. Every turn's start asks (runtime/resume.py): the answer is nearly
+    always that no other worker has any, found by the compiled query alone."""
+    workers = set(_WORKERS_IN_FLIGHT.all(WORKER_ID))
+    if session_ids is None or not workers:
+        return workers
     return set(UsageRecord.objects.filter(session_id__in=session_ids, outcome=IN_FLIGHT)
                .exclude(worker=WORKER_ID).values_list("worker", flat=True).distinct())
 
@@ -113,7 +131,8 @@ def end_calls_in_flight(workers: list[str], session_ids: list[str] | None = None
     ended = 0
     with connection.cursor() as cursor:
         cursor.execute(f"UPDATE {quote(UsageRecord._meta.db_table)} SET {quote('outcome')} = 'aborted', "
-                       f"{quote('usage_reported')} = %s WHERE {quote('outcome')} = '{IN_FLIGHT}' AND {condition} "
+                       f"{quote('usage_reported')} = %s, {quote('ended_by')} = '{BY_SWEEP}' "
+                       f"WHERE {quote('outcome')} = '{IN_FLIGHT}' AND {condition} "
                        f"RETURNING {DAY_ROW}, {COUNTED}", [False, *params])
         for counted in cursor.fetchall():
             _add_to_day_sums(cursor, counted)
@@ -138,8 +157,8 @@ def _day_sum_upsert(model, source: str | None = None) -> str:
     names = (*key, *extra, *DAY_SUMS)
     values = (f"SELECT {', '.join(names)} FROM {source}" if source
               else f"VALUES ({', '.join(['%s'] * len(names))})")
-    added = ", ".join(f"{name} = sums.{name} + EXCLUDED.{name}" for name in DAY_SUMS)
-    return (f"INSERT INTO {model._meta.db_table} AS sums ({', '.join(names)}) {values} "
+    added = ", ".join(f"{name} = s.{name} + EXCLUDED.{name}" for name in DAY_SUMS)
+    return (f"INSERT INTO {model._meta.db_table} AS s ({', '.join(names)}) {values} "
             f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {added}")
 
 
