@@ -1,11 +1,11 @@
 """Reads of the managed policy: the policy that applies to a person (everyone's and their groups', merged by
-policy_app/rules.py). Read afresh on every call, one query, so a change applies at the next step of every
-running session (docs/policy.md has its cost)."""
+policy_app/rules.py). One query, read afresh for every request and every step of a turn, so a change applies
+at the next step of every running session (docs/policy.md has its cost)."""
 from __future__ import annotations
 
 from django.db.models import Q
 
-from agentserver.db import sql
+from agentserver.db import read_once, sql
 from policy_app.models import Policy, scope_name
 from policy_app.rules import EffectivePolicy, Scope
 
@@ -39,8 +39,17 @@ _ROWS = sql.Query(
     .values_list("group__name", *FIELDS))
 
 
-def policy_for_user_id(user_id: int | None) -> EffectivePolicy:
-    """The policy of everyone plus that of each group the person is in (everyone's first, then by group name)."""
+def policy_for_user_id(user_id: int | None, *, fresh: bool = False) -> EffectivePolicy:
+    """The policy of everyone plus that of each group the person is in (everyone's first, then by group name).
+    Read once per request and per step of a turn (agentserver.db.read_once), which read it for the effective
+    config, the provider entries, the model check and the step's tools; `fresh`: read now all the same (a
+    permission check, to which a change applies at once)."""
+    if fresh:
+        return _read_policy(user_id)
+    return read_once.remembered(("policy", user_id), lambda: _read_policy(user_id))
+
+
+def _read_policy(user_id: int | None) -> EffectivePolicy:
     rows = _ROWS.all(user_id if user_id is not None else 0)
     scopes = sorted((_scope(*row) for row in rows), key=lambda s: (s.group is not None, s.group or ""))
     return EffectivePolicy(scopes=tuple(scopes))

@@ -51,6 +51,7 @@ from django.urls import (
 from django.urls.resolvers import RoutePattern
 from django.utils.module_loading import import_string
 
+from agentserver.db import read_once
 from agentserver.http.admission import Lanes
 from agentserver.workers.loop import adopt_loop, request_turn, run_on
 
@@ -174,7 +175,7 @@ class PooledASGIHandler(ASGIHandler):
         """Everything synchronous about one request, on a pool thread; a complete (non-streaming) response is
         closed here too, so request_finished runs on the thread that owns the request's database connection."""
         adopt_loop(loop)
-        with request_turn(give_up_turn):
+        with request_turn(give_up_turn), read_once.unit():
             return self._respond(scope, body_file, started_receivers)
 
     def _respond(self, scope, body_file, started_receivers) -> HttpResponseBase:

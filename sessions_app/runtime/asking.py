@@ -95,7 +95,7 @@ async def ask_permission(*, session: Session, permission: str, patterns: list[st
     approved = await free_db(approvals_of)(
         owner_id=session.owner_id, project_id=session.project_id)
     # The organization's policy, read at each call: its ceiling comes after every rule and approval.
-    ceiling = (await free_db(policy_for_user_id)(session.owner_id)).ceiling(permission)
+    ceiling = (await free_db(policy_for_user_id)(session.owner_id, fresh=True)).ceiling(permission)
     needs_ask = False
     for pattern in patterns:
         rule = matching_rule(rules + approved, permission, pattern)

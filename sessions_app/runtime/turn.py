@@ -7,6 +7,7 @@ import asyncio
 import contextvars
 import logging
 
+from agentserver.db import read_once
 from agentserver.errors import ApiError
 from agentserver.workers.loop import db
 from sessions_app.models import Message
@@ -59,14 +60,15 @@ async def _answer(turns: Turns, scope: RunScope, user: Message, *, resumed: bool
             if last_info is not None:
                 await db(turn_ended)(scope.session, last_info)
             return True
-        allowed = await db(step_policy)(owner_id=scope.session.owner_id, tools=turn.tools,
-                                        max_steps=turn.max_steps, model=user.info.get("model") or {})
-        if allowed.refusal is not None:
-            if last_info is not None:
-                await db(turn_ended)(scope.session, last_info)
-            await _answer_with_error(scope, user, allowed.refusal)
-            return False
-        outcome, overflow, last_info = await _one_step(turns, scope, user, turn, step_number, allowed)
+        with read_once.unit():  # each step reads the organization's policy afresh, once
+            allowed = await db(step_policy)(owner_id=scope.session.owner_id, tools=turn.tools,
+                                            max_steps=turn.max_steps, model=user.info.get("model") or {})
+            if allowed.refusal is not None:
+                if last_info is not None:
+                    await db(turn_ended)(scope.session, last_info)
+                await _answer_with_error(scope, user, allowed.refusal)
+                return False
+            outcome, overflow, last_info = await _one_step(turns, scope, user, turn, step_number, allowed)
         if outcome == "aborted":
             return True
         if overflow or outcome != "continue":
