@@ -46,19 +46,28 @@ def prepare_call(*, context, provider_id: str, model_id: str, config: dict | Non
     return PreparedCall(model=info, credential=credential, credential_source=source)
 
 
+def _metered_call(*, meter: CallMeter, **prepare) -> PreparedCall:
+    """The call prepared (prepare_call), its meter admitting it first and told when it is ready to go out."""
+    if meter.admit is not None:
+        meter.admit()
+    call = prepare_call(**prepare)
+    meter.prepared, meter.credential = True, call.credential_source
+    meter.prices = dict(call.model.cost or {})
+    if meter.on_request is not None:
+        meter.on_request()
+    return call
+
+
 async def stream_chat(*, context, provider_id: str, model_id: str, system: list[str], messages: list[dict],
                       tools: list[dict], temperature: float | None = None, max_output: int | None = None,
                       headers: dict | None = None, config: dict | None = None,
                       meter: CallMeter | None = None) -> AsyncIterator[StreamEvent]:
     """`meter`: filled with who pays, the prices and the usage received so far (usage accounting)."""
+    meter = meter if meter is not None else CallMeter()
     # db(): the connection goes back to the pool before the stream, which may take minutes (a runner held
     # one through every model call, and 32 streaming sessions starved a pool of 16).
-    call = await db(prepare_call)(context=context, provider_id=provider_id, model_id=model_id, config=config)
-    meter = meter if meter is not None else CallMeter()
-    meter.prepared, meter.credential = True, call.credential_source
-    meter.prices = dict(call.model.cost or {})
-    if meter.on_request is not None:
-        await meter.on_request()
+    call = await db(_metered_call)(context=context, provider_id=provider_id, model_id=model_id, config=config,
+                                   meter=meter)
     call = PreparedCall(model=call.model, credential=call.credential, credential_source=call.credential_source,
                         meter=meter)
     protocol_stream = await _protocol_stream(call.model.protocol)

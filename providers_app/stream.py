@@ -1,5 +1,5 @@
 """Normalized events of one model call, whatever the wire protocol. The runner consumes these."""
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -30,9 +30,12 @@ class CallMeter:
     prepared: bool = False        # the model and a credential were found: a request went to the provider
     credential: str = ""          # who pays: "account" | "config" | "server" | "none" (providers_app.credentials)
     prices: dict = field(default_factory=dict)  # the catalog's prices per million tokens; {} when it had none
-    # Awaited once the model and credential are found, before the request goes out (usage accounting writes
-    # the call's in-flight record there, so a worker's death mid-call cannot lose it).
-    on_request: Callable[[], Awaitable[None]] | None = field(default=None, repr=False)
+    # Run on the database thread that prepares the call (one hand-off for all three): `admit` before the model
+    # and credential are looked up (usage accounting's budget check, which refuses by raising), `on_request`
+    # once they are found, before the request goes out (the call's in-flight record, so a worker's death
+    # mid-call cannot lose it).
+    admit: Callable[[], None] | None = field(default=None, repr=False)
+    on_request: Callable[[], None] | None = field(default=None, repr=False)
 
 
 @dataclass

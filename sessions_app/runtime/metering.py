@@ -3,7 +3,8 @@ flight as its request goes out, then ended — a step's call with the step's end
 one transaction), a failed or retried attempt when it fails, an aborted one when the abort closes the step, a
 title when it is made; a call its worker's death cut is ended as aborted by the worker that adopts the session
 (runtime/resume.py), or, on a session nobody adopts (a title's call, an idle session), by the sweep every
-worker's janitor makes (runtime/supervisor.py). Each is preceded by the budget check (usage_app.budgets)."""
+worker's janitor makes (runtime/supervisor.py). Each is preceded by the budget check (usage_app.budgets), made by
+its meter as the call is prepared: a spent budget raises BudgetSpent (a provider error) from stream_chat."""
 from __future__ import annotations
 
 from agentserver.workers.loop import db
@@ -19,24 +20,24 @@ def purpose_of(session: Session, info: dict) -> str:
     return "subagent" if session.parent_id else "step"
 
 
-def _written_in_flight(call: MeteredCall) -> MeteredCall:
-    async def record_start() -> None:
-        await db(do_record_start)(call=call.in_flight())
-
-    call.meter.on_request = record_start
+def _metered(call: MeteredCall) -> MeteredCall:
+    """The call's meter checks the budgets before the call is prepared and writes its in-flight record as
+    its request goes out, on the thread that prepares it (providers_app.llm)."""
+    call.meter.admit = lambda: check_model_call(person_id=call.person_id, session_id=call.session_id)
+    call.meter.on_request = lambda: do_record_start(call=call.in_flight())
     return call
 
 
 def step_call(session: Session, info: dict) -> MeteredCall:
     """The meter of one attempt at the model call of the step writing `info` (its assistant message)."""
-    return _written_in_flight(MeteredCall(
+    return _metered(MeteredCall(
         person_id=session.owner_id, session_id=session.id, message_id=info["id"],
         agent=info.get("agent") or info.get("mode") or "", purpose=purpose_of(session, info),
         provider_id=info.get("providerID") or "", model_id=info.get("modelID") or ""))
 
 
 def title_call(session: Session, provider_id: str, model_id: str) -> MeteredCall:
-    return _written_in_flight(MeteredCall(person_id=session.owner_id, session_id=session.id, message_id="",
+    return _metered(MeteredCall(person_id=session.owner_id, session_id=session.id, message_id="",
                                           agent="title", purpose="title", provider_id=provider_id,
                                           model_id=model_id))
 
@@ -49,11 +50,6 @@ def end_dead_calls(session_ids: list[str]) -> None:
 def sweep_dead_calls() -> int:
     """(Synchronous, in a thread.) Every call a dead worker left in flight, of any session, ended as aborted."""
     return do_end_dead_calls()
-
-
-async def check_budget(session: Session) -> None:
-    """Before each model call: raises usage_app.budgets.BudgetSpent (a provider error) when a budget is spent."""
-    await db(check_model_call)(person_id=session.owner_id, session_id=session.id)
 
 
 async def record(call: ModelCall | None) -> None:

@@ -118,8 +118,7 @@ class StepProcessor:
 
         step = self.step
         self.finish = None
-        await metering.check_budget(self.session)
-        self.call = call = metering.step_call(self.session, self.info)
+        self.call = call = metering.step_call(self.session, self.info)  # checks the budgets before the call
         stream = stream_chat(
             context=step.context, provider_id=self.info["providerID"], model_id=self.info["modelID"],
             system=step.system, messages=step.messages,

@@ -69,8 +69,7 @@ async def generate_title(*, session_id: str, context, config: dict, model: tuple
             return
         session, first = wanted
         provider_id, model_id = await free_db(_small_model)(context, config, model)
-        await metering.check_budget(session)
-        call = metering.title_call(session, provider_id, model_id)
+        call = metering.title_call(session, provider_id, model_id)  # checks the budgets before the call
         chunks = []
         try:
             async for event in stream_chat(context=context, provider_id=provider_id, model_id=model_id,
