@@ -10,7 +10,7 @@ import logging
 import orjson
 from django.db import connection, transaction
 
-from audit_app import chain
+from audit_app import store
 from audit_app.actors import Actor, current
 from audit_app.models import AuditRecord
 from audit_app.redaction import redact, text
@@ -34,10 +34,10 @@ def record(*, action: str, actor: Actor | None = None, object_type: str = "", ob
         "details": orjson.dumps(redact(details or {}), option=orjson.OPT_SORT_KEYS).decode(),
     }
     if connection.in_atomic_block:
-        saved = chain.append(values)
+        saved = store.append(values)
     else:
         with transaction.atomic():
-            saved = chain.append(values)
+            saved = store.append(values)
     if siem.isEnabledFor(logging.INFO):
         transaction.on_commit(lambda: siem.info(as_line(saved)))
     return saved

@@ -6,35 +6,24 @@ from __future__ import annotations
 
 import datetime
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
+from audit_app import store
 from audit_app.actors import Actor
 from audit_app.log import record
-from audit_app.models import AuditRecord
 from audit_app.verify import RETENTION
-
-ALLOW_DELETE = "SELECT set_config('agentserver.audit_retention', 'on', true)"
 
 
 def retention_apply(*, older_than: datetime.timedelta, actor: Actor | None = None) -> int:
     """Remove the records older than `older_than`; returns how many. The newest record always stays."""
     cutoff = timezone.now() - older_than
     with transaction.atomic():
-        newest = AuditRecord.objects.order_by("-id").values_list("id", flat=True).first()
-        doomed = AuditRecord.objects.filter(time__lt=cutoff)
-        if newest is not None:
-            doomed = doomed.exclude(id=newest)
-        last = doomed.order_by("-id").values_list("id", "hash").first()
-        if last is None:
+        removed = store.remove_older_than(cutoff)
+        if removed is None:
             return 0
-        first_id = doomed.order_by("id").values_list("id", flat=True).first()
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute(ALLOW_DELETE)
-        # Positions up to the last doomed one: retention never leaves a hole in the middle of the chain.
-        removed, _ = AuditRecord.objects.filter(id__lte=last[0]).delete()
+        count, first_id, last_id, last_hash = removed
         record(action=RETENTION, actor=actor or Actor.system("audit retention"), object_type="audit",
-               details={"removed": removed, "firstId": first_id, "lastId": last[0], "lastHash": last[1],
+               details={"removed": count, "firstId": first_id, "lastId": last_id, "lastHash": last_hash,
                         "olderThan": cutoff.isoformat()})
-    return removed
+    return count

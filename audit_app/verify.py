@@ -11,8 +11,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from audit_app import chain
-from audit_app.models import AuditRecord
+from audit_app import chain, store
 
 BATCH = 5000
 RETENTION = "audit.retention"
@@ -34,7 +33,7 @@ class Verdict:
 def _anchors() -> dict[int, str]:
     """Retention's anchors: last removed position → its hash."""
     anchors = {}
-    for details in AuditRecord.objects.filter(action=RETENTION).values_list("details", flat=True):
+    for details in store.details_of(RETENTION):
         data = orjson.loads(details)
         if isinstance(data.get("lastId"), int) and isinstance(data.get("lastHash"), str):
             anchors[data["lastId"]] = data["lastHash"]
@@ -45,7 +44,7 @@ def verify() -> Verdict:
     anchors = _anchors()
     expected_id, expected_prev, checked, last_id = 1, chain.GENESIS, 0, 0
     while True:
-        batch = list(AuditRecord.objects.filter(id__gte=expected_id).order_by("id")[:BATCH])
+        batch = store.records_from(expected_id, BATCH)
         if not batch:
             break
         for record in batch:
@@ -62,7 +61,7 @@ def verify() -> Verdict:
                                "it is out of order: its previous hash is not the hash of the record before it")
             expected_id, expected_prev, last_id = record.id + 1, record.hash, record.id
             checked += 1
-    seq, head_hash = chain.head()
+    seq, head_hash = store.head()
     if seq != last_id or (checked and head_hash != expected_prev):
         return Verdict(False, checked, last_id + 1,
                        f"the newest record(s), up to #{seq}, were removed or the head was changed")

@@ -104,7 +104,8 @@ TABLE_ACCESS = re.compile(r"\.objects\b|\.refresh_from_db\(|\bsql\.(?:Query|Chan
 # Where an app may touch its tables: its store (the gateway), its selectors (reads scoped to the caller), the
 # admin (Django's back office works on querysets), its migrations and management commands.
 GATEWAYS = ("store", "store.py", "selectors.py", "admin.py", "migrations", "management")
-GATED_APPS = ("sessions_app", "tui_app", "web_app", "pty_app", "projects_app", "auth_app", "providers_app")
+GATED_APPS = ("sessions_app", "tui_app", "web_app", "pty_app", "projects_app", "auth_app", "providers_app",
+              "usage_app", "audit_app", "policy_app")
 
 
 def table_access_outside_the_gateways(root: Path, app: str) -> list[str]:

@@ -15,16 +15,19 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.db.models import Q, Sum
 
-from agentserver.db import sql
 from agentserver.errors import BudgetExceeded
 from agentserver.events import publisher as events
 from providers_app.errors import ProviderCallError
-from usage_app.models import PERIODS, Budget, UsageDay, UsageDayTotal
+from usage_app import store
+from usage_app.models import PERIODS
 from usage_app.periods import day_start
-from usage_app.selectors import UsageFilter, check_usage_scope
+from usage_app.selectors import (
+    UsageFilter,
+    check_usage_scope,
+    group_memberships,
+    people_named,
+)
 from usage_app.zone import usage_zone
 
 PERIOD_WORDS = {"day": "daily", "week": "weekly", "month": "monthly"}
@@ -89,16 +92,6 @@ def period_bounds(period: str, now: dt.datetime) -> tuple[dt.datetime, dt.dateti
     return day_start(first), day_start(after)
 
 
-def _budgets_query(person_id: int):
-    return (Budget.objects.filter(Q(scope="everyone") | Q(scope="person", person_id=person_id)
-                                  | Q(scope="group", group__user__id=person_id))
-            .values_list("scope", "period", "amount", "warn_percent", "group__name"))
-
-
-# Compiled once (agentserver.db.sql): the check runs before every model call.
-_BUDGETS = sql.Query(_budgets_query)
-
-
 @dataclass(frozen=True)
 class AppliedBudget:
     scope: str
@@ -109,7 +102,7 @@ class AppliedBudget:
 
 
 def budgets_of(person_id: int) -> dict[str, AppliedBudget]:
-    return _applying(AppliedBudget(*row) for row in _BUDGETS.all(person_id))
+    return _applying(AppliedBudget(*row) for row in store.budget_rows_of(person_id))
 
 
 def _applying(budgets: Iterable[AppliedBudget]) -> dict[str, AppliedBudget]:
@@ -133,29 +126,16 @@ def _label(budget: AppliedBudget) -> str:
     return f"the {words} budget for everyone"
 
 
-def _person_totals(person_key: int, day: dt.date, week: dt.date, month: dt.date, since: dt.date):
-    return (UsageDayTotal.objects.filter(person_key=person_key, day__gte=since).values("person_key")
-            .annotate(spent_day=Sum("cost", filter=Q(day__gte=day)), spent_week=Sum("cost", filter=Q(day__gte=week)),
-                      spent_month=Sum("cost", filter=Q(day__gte=month)))
-            .values_list("spent_day", "spent_week", "spent_month"))
-
-
-_PERSON_TOTALS = sql.Query(_person_totals)
-_SESSION_SPENT = sql.Query(
-    lambda session_id: UsageDay.objects.filter(session_id=session_id).values("session_id")
-    .annotate(spent=Sum("cost")).values_list("spent", flat=True))
-
-
 def _person_spent(person_id: int, starts: dict[str, dt.datetime]) -> dict[str, float]:
     """Cost in the current day, week and month (each starts on a day boundary): the person's day totals."""
     local = [starts[period].astimezone(usage_zone()).date() for period in PERIODS]
-    spent = _PERSON_TOTALS.first(person_id, *local, min(local[1:])) or (0, 0, 0)
+    spent = store.person_spent_since(person_id, *local, min(local[1:])) or (0, 0, 0)
     return {period: float(spent[i] or 0) for i, period in enumerate(PERIODS)}
 
 
 def _session_spent(session_id: str) -> float:
     """What the session's ended calls cost: its day sums (UsageDay counts each call as it ends)."""
-    return float(_SESSION_SPENT.first(session_id) or 0)
+    return float(store.session_spent(session_id) or 0)
 
 
 def limits(*, person_id: int, session_id: str | None, now: dt.datetime | None = None) -> list[Limit]:
@@ -240,22 +220,13 @@ def nearest_budgets(*, viewer, wanted: UsageFilter, count: int = 10,
         person_ids = set(group.user_set.values_list("id", flat=True))
     else:
         person_ids = None
-    budgets = list(Budget.objects.values_list("scope", "period", "amount", "warn_percent", "group__name",
-                                              "group_id", "person_id"))
+    budgets = store.every_budget_row()
     if not budgets:
         return []
-    people = get_user_model().objects.all()
-    if person_ids is not None:
-        people = people.filter(id__in=person_ids)
     group_ids = {row[5] for row in budgets if row[0] == "group"}
-    if not any(row[0] == "everyone" for row in budgets):
-        people = people.filter(Q(id__in={row[6] for row in budgets if row[0] == "person"})
-                               | Q(groups__id__in=group_ids))
-    names = dict(people.values_list("id", "username").distinct())
-    memberships: dict[int, set[int]] = {}
-    for user_id, group_id in (get_user_model().groups.through.objects
-                              .filter(group_id__in=group_ids, user_id__in=names).values_list("user_id", "group_id")):
-        memberships.setdefault(user_id, set()).add(group_id)
+    names = people_named(person_ids, everyone=any(row[0] == "everyone" for row in budgets),
+                         persons={row[6] for row in budgets if row[0] == "person"}, group_ids=group_ids)
+    memberships = group_memberships(group_ids, set(names))
     now = now or dt.datetime.now(dt.UTC)
     bounds = {period: period_bounds(period, now) for period in PERIODS}
     spent = _spent_per_person(set(names) if person_ids is not None else None,
@@ -279,9 +250,4 @@ def nearest_budgets(*, viewer, wanted: UsageFilter, count: int = 10,
 def _spent_per_person(person_ids: set[int] | None, starts: dict[str, dt.datetime]) -> dict[int, dict[str, float]]:
     """What each person spent this day, week and month: their day totals, summed per person in one query."""
     local = {period: start.astimezone(usage_zone()).date() for period, start in starts.items()}
-    totals = UsageDayTotal.objects.filter(day__gte=min(local.values()))
-    if person_ids is not None:
-        totals = totals.filter(person_key__in=person_ids)
-    rows = totals.values("person_key").annotate(**{f"spent_{period}": Sum("cost", filter=Q(day__gte=first))
-                                                    for period, first in local.items()}).order_by()
-    return {row["person_key"]: {period: float(row[f"spent_{period}"] or 0) for period in PERIODS} for row in rows}
+    return store.spent_per_person(person_ids, local)

@@ -28,9 +28,9 @@ SPLITS = ("person", "model")
 class DashboardFilters(forms.Form):
     first = forms.DateField(label="From", widget=forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"}))
     last = forms.DateField(label="To", widget=forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"}))
-    group = forms.ModelChoiceField(Group.objects.order_by("name"), to_field_name="name", required=False,
+    group = forms.ModelChoiceField(selectors.groups_by_name(), to_field_name="name", required=False,
                                    empty_label="every group")
-    person = forms.ModelChoiceField(get_user_model().objects.order_by("username"),
+    person = forms.ModelChoiceField(selectors.people_by_name(),
                                     to_field_name=get_user_model().USERNAME_FIELD, required=False,
                                     empty_label="everyone")
     provider = forms.CharField(max_length=255, required=False)

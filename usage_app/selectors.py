@@ -279,3 +279,35 @@ def own_spend(*, person, today: dt.date | None = None) -> dict:
     return {"today": chart["series"][0]["costs"][-1], "total": sum(row["cost"] for row in by_day),
             "calls": sum(row["calls"] for row in by_day), "first_day": days[0], "last_day": today,
             "chart": chart, "by_model": usage_summary(viewer=person, wanted=wanted, group_by="model")}
+
+
+def people_named(person_ids: set[int] | None, *, everyone: bool, persons: set[int],
+                 group_ids: set[int]) -> dict[int, str]:
+    """id → username of the people (of `person_ids`; any when None) under a budget: everyone when there is a
+    budget for everyone, else the people with a budget of their own (`persons`) or in a group with one."""
+    people = get_user_model().objects.all()
+    if person_ids is not None:
+        people = people.filter(id__in=person_ids)
+    if not everyone:
+        people = people.filter(Q(id__in=persons) | Q(groups__id__in=group_ids))
+    return dict(people.values_list("id", "username").distinct())
+
+
+def group_memberships(group_ids: set[int], person_ids: set[int]) -> dict[int, set[int]]:
+    """person id → the ids of their groups among `group_ids`."""
+    memberships: dict[int, set[int]] = {}
+    for user_id, group_id in (get_user_model().groups.through.objects
+                              .filter(group_id__in=group_ids, user_id__in=person_ids)
+                              .values_list("user_id", "group_id")):
+        memberships.setdefault(user_id, set()).add(group_id)
+    return memberships
+
+
+def groups_by_name() -> QuerySet:
+    """The groups to filter by, by name (the dashboard's choices)."""
+    return Group.objects.order_by("name")
+
+
+def people_by_name() -> QuerySet:
+    """The people to filter by, by username (the dashboard's choices)."""
+    return get_user_model().objects.order_by("username")

@@ -1,10 +1,12 @@
-"""The only code that writes usage_app's tables."""
+"""The only code that writes usage_app's tables, and the reads the budget check makes before every model call
+(usage_app/selectors.py reads the usage for people)."""
 from __future__ import annotations
 
 import datetime as dt
 from functools import cache
 
 from django.db import connection
+from django.db.models import Q, Sum
 
 from agentserver.db import sql
 from agentserver.workers.liveness import WORKER_ID
@@ -14,6 +16,7 @@ from usage_app.models import (
     BY_WORKER,
     BY_WORKER_AFTER_SWEEP,
     IN_FLIGHT,
+    Budget,
     UsageDay,
     UsageDayTotal,
     UsageRecord,
@@ -193,3 +196,58 @@ def tidy_after_rollup() -> None:
         return
     with connection.cursor() as cursor:
         cursor.execute(f"VACUUM ANALYZE {connection.ops.quote_name(UsageRecord._meta.db_table)}")
+
+
+# ---- what the budget check reads (usage_app/budgets.py), compiled once: it runs before every model call ----
+
+_BUDGETS = sql.Query(
+    lambda person_id: Budget.objects.filter(Q(scope="everyone") | Q(scope="person", person_id=person_id)
+                                            | Q(scope="group", group__user__id=person_id))
+    .values_list("scope", "period", "amount", "warn_percent", "group__name"))
+
+
+def budget_rows_of(person_id: int) -> list[tuple]:
+    """(scope, period, amount, warn percent, group name) of every budget a person is under: everyone's, their
+    own and their groups'."""
+    return _BUDGETS.all(person_id)
+
+
+def every_budget_row() -> list[tuple]:
+    """(scope, period, amount, warn percent, group name, group id, person id) of every budget."""
+    return list(Budget.objects.values_list("scope", "period", "amount", "warn_percent", "group__name", "group_id",
+                                           "person_id"))
+
+
+def _person_totals(person_key: int, day: dt.date, week: dt.date, month: dt.date, since: dt.date):
+    return (UsageDayTotal.objects.filter(person_key=person_key, day__gte=since).values("person_key")
+            .annotate(spent_day=Sum("cost", filter=Q(day__gte=day)), spent_week=Sum("cost", filter=Q(day__gte=week)),
+                      spent_month=Sum("cost", filter=Q(day__gte=month)))
+            .values_list("spent_day", "spent_week", "spent_month"))
+
+
+_PERSON_TOTALS = sql.Query(_person_totals)
+_SESSION_SPENT = sql.Query(
+    lambda session_id: UsageDay.objects.filter(session_id=session_id).values("session_id")
+    .annotate(spent=Sum("cost")).values_list("spent", flat=True))
+
+
+def person_spent_since(person_key: int, day: dt.date, week: dt.date, month: dt.date,
+                       since: dt.date) -> tuple | None:
+    """What a person's ended calls cost from each of these days on (their day totals), or None when nothing."""
+    return _PERSON_TOTALS.first(person_key, day, week, month, since)
+
+
+def session_spent(session_id: str) -> float | None:
+    """What a session's ended calls cost (its day sums), or None when nothing."""
+    return _SESSION_SPENT.first(session_id)
+
+
+def spent_per_person(person_ids: set[int] | None, firsts: dict[str, dt.date]) -> dict[int, dict[str, float]]:
+    """What each person (of `person_ids`; everyone when None) spent from each period's first day on, summed
+    from their day totals in one query: person id → period → USD."""
+    totals = UsageDayTotal.objects.filter(day__gte=min(firsts.values()))
+    if person_ids is not None:
+        totals = totals.filter(person_key__in=person_ids)
+    rows = totals.values("person_key").annotate(**{f"spent_{period}": Sum("cost", filter=Q(day__gte=first))
+                                                    for period, first in firsts.items()}).order_by()
+    return {row["person_key"]: {period: float(row[f"spent_{period}"] or 0) for period in firsts} for row in rows}
