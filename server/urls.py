@@ -1,44 +1,30 @@
 """The root URL conf: original routes at the root, v2 routes under /api (namespace "v2"), the admin and its
-static files. Each app's urls.py has an `original` and a `v2` list of routes, each named by its operation id
-(`grep "session.fork"` finds its route and view).
-
-Apps are mounted from the top layer down: Django takes the first pattern that matches a path, and a higher
-app may serve a fixed path (sessions_app's workspace/warp) that a lower app's pattern would take for an id
-(projects_app's workspace/<workspaceID>)."""
+static files, the browser's pages and the front door. The API routes are derived from the views: each
+declares its operation ids and where it is mounted (agentserver/http/mounting.py), so `grep "session.fork"`
+finds its view, its mount and its handler in one place."""
 from django.contrib import admin
 from django.contrib.staticfiles.views import serve as serve_static
 from django.urls import include, path, re_path
 
-from agentserver.http.api import route
-from audit_app import urls as audit_urls
-from auth_app import urls as auth_urls
-from projects_app import urls as projects_urls
-from providers_app import urls as providers_urls
-from pty_app import urls as pty_urls
-from server.api import doc, events, health, log, upgrade
-from sessions_app import urls as sessions_urls
-from tui_app import urls as tui_urls
-from usage_app import urls as usage_urls
+import audit_app.api
+import auth_app.api
+import projects_app.api
+import providers_app.api
+import pty_app.api
+import server.api
+import sessions_app.api
+import tui_app.api
+import usage_app.api
+from agentserver.http.mounting import mounted_routes
 from web_app import urls as web_urls
 from web_app.signin import AdminSignInForm
 
-APPS = [tui_urls, sessions_urls, pty_urls, usage_urls, providers_urls, projects_urls, auth_urls, audit_urls]
+# The packages whose views declare API operations (agentserver/http/mounting.py reads their modules).
+API_PACKAGES = [server.api, tui_app.api, sessions_app.api, pty_app.api, usage_app.api, providers_app.api,
+                projects_app.api, auth_app.api, audit_app.api]
 
-original: list = [
-    route("global/health", health.HealthView, "global.health"),
-    route("global/event", events.global_event_stream, "global.event"),
-    route("event", events.instance_event_stream, "event.subscribe"),
-    route("doc", doc.OpenApiView, "doc"),
-    route("log", log.LogView, "app.log"),
-    route("global/upgrade", upgrade.UpgradeView, "global.upgrade"),
-    *(pattern for app in APPS for pattern in app.original),
-]
-v2: list = [
-    route("event", events.v2_event_stream, "event.subscribe"),
-    route("health", health.HealthV2View, "health.get"),
-    route("session/<str:sessionID>/event", events.session_event_stream, "session.events"),
-    *(pattern for app in APPS for pattern in app.v2),
-]
+original: list = mounted_routes(API_PACKAGES, "original")
+v2: list = mounted_routes(API_PACKAGES, "v2")
 
 # The admin's login checks passwords through the same throttle as /signin (web_app/throttle.py); its form
 # says so when it refuses.

@@ -13,7 +13,6 @@ from typing import ClassVar
 
 from django.core.exceptions import ImproperlyConfigured
 from django.core.validators import RegexValidator
-from django.urls import URLPattern, path
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -431,35 +430,3 @@ NULLABLE_STRING = {"type": ["string", "null"]}
 TRUE = {"type": "boolean", "enum": [True]}
 OBJECT = {"type": "object"}
 TIMES = record({"created": NUMBER, "updated": NUMBER})
-
-
-# ---- routes --------------------------------------------------------------------------------------------
-
-def combine(*views: type[APIView]) -> type[APIView]:
-    """One view class with every handler of `views` (the first that defines a method wins) and their
-    operation_ids merged, for two operations on one URL (GET session.messages + POST session.prompt)."""
-    operation_ids: dict = {}
-    for view in views:
-        for method, operation in getattr(view, "operation_ids", {}).items():
-            operation_ids.setdefault(method, operation)
-    name = "".join(view.__name__.removesuffix("View") for view in views) + "View"
-    return type(name, tuple(views), {"operation_ids": operation_ids})
-
-
-def route(pattern: str, view, *operation_ids: str) -> URLPattern:
-    """The URL pattern of `view` (a view class, a tuple of classes that share the URL, or a plain view
-    function such as an event stream), named by its first operation id. `operation_ids` are exactly the
-    operations the view serves (its `operation_ids`), so grepping any of them finds the line that routes it."""
-    if not operation_ids:
-        raise ImproperlyConfigured(f"{pattern}: a route names its operation ids")
-    if isinstance(view, (tuple, type)):
-        views = view if isinstance(view, tuple) else (view,)
-        view_class = views[0] if len(views) == 1 else combine(*views)
-        served = set(getattr(view_class, "operation_ids", {}).values())
-        if served != set(operation_ids):
-            raise ImproperlyConfigured(f"{pattern}: {view_class.__name__} serves {sorted(served)}, "
-                                       f"the route names {sorted(operation_ids)}")
-        return path(pattern, view_class.as_view(), name=operation_ids[0])
-    if len(operation_ids) != 1:
-        raise ImproperlyConfigured(f"{pattern}: a plain view serves one operation (GET)")
-    return path(pattern, view, name=operation_ids[0])

@@ -46,6 +46,7 @@ class AuditListView(ApiView):
     """Staff only: anyone else is refused (403) before the query is read."""
 
     operation_ids = {"GET": "audit.list"}
+    mounts = {"v2": "audit"}
     answer_schemas = {"GET": AUDIT_PAGE}
 
     @takes(query=AuditQuery)

@@ -68,6 +68,7 @@ ACCOUNT = record(
 
 class AuthListView(ApiView):
     operation_ids = {"GET": "auth.list", "POST": "auth.create"}
+    mounts = {"v2": "auth"}
     answer_schemas = {"GET": record({"accounts": array(ACCOUNT),
                                      "active": {"type": "object", "additionalProperties": STRING}}),
                       "POST": ACCOUNT}
@@ -93,6 +94,7 @@ class AuthListView(ApiView):
 
 class AuthItemView(ApiView):
     operation_ids = {"GET": "auth.get", "PATCH": "auth.update", "DELETE": "auth.delete"}
+    mounts = {"v2": "auth/<str:accountID>"}
     answer_schemas = {"GET": ACCOUNT, "PATCH": ACCOUNT, "DELETE": TRUE}
 
     def get(self, request, accountID: str):
@@ -114,6 +116,7 @@ class AuthItemView(ApiView):
 
 class AuthActivateView(ApiView):
     operation_ids = {"POST": "auth.activate"}
+    mounts = {"v2": "auth/<str:accountID>/activate"}
     answer_schemas = {"POST": ACCOUNT}
 
     def post(self, request, accountID: str):
@@ -125,6 +128,7 @@ class AuthActivateView(ApiView):
 
 class ProviderAuthView(ApiView):
     operation_ids = {"PUT": "auth.set", "DELETE": "auth.remove"}
+    mounts = {"original": "auth/<str:providerID>"}
     path_patterns = {"providerID": accounts.PROVIDER_ID_PATTERN}  # noqa: RUF012
 
     @takes(CredentialBody)

@@ -28,6 +28,7 @@ def unwrapped_config(body):
 
 class ConfigView(ApiView):
     operation_ids = {"GET": "config.get", "PATCH": "config.update"}
+    mounts = {"original": "config"}
 
     @takes(directory=True)
     def get(self, request):
@@ -41,6 +42,7 @@ class ConfigView(ApiView):
 
 class V2ConfigView(V2RequestView, ConfigView):
     operation_ids = {"GET": "config.get", "PATCH": "config.update"}
+    mounts = {"v2": "config"}
     answer_schemas = {"GET": ref("Config"), "PATCH": ref("Config")}
 
     @takes(CONFIG, prepare=lambda view, body: unwrapped_config(body), directory=True)
@@ -51,6 +53,7 @@ class V2ConfigView(V2RequestView, ConfigView):
 
 class GlobalConfigView(ApiView):
     operation_ids = {"GET": "global.config.get", "PATCH": "global.config.update"}
+    mounts = {"original": "global/config"}
 
     def get(self, request):
         return Response(redact(global_config_get(user=request.user)))

@@ -31,6 +31,7 @@ class GenerateNameBody(serializers.Serializer):
 
 class ProjectCopyView(LocatedView):
     operation_ids = {"POST": "v2.projectCopy.create", "DELETE": "v2.projectCopy.remove"}
+    mounts = {"original": "experimental/project/<str:projectID>/copy"}
     answers = (409,)
 
     @takes(CopyCreateBody, directory=True)
@@ -51,6 +52,7 @@ class ProjectCopyView(LocatedView):
 
 class ProjectCopyRefreshView(LocatedView):
     operation_ids = {"POST": "v2.projectCopy.refresh"}
+    mounts = {"original": "experimental/project/<str:projectID>/copy/refresh"}
     answers = (409,)
 
     @takes(directory=True)
@@ -62,6 +64,7 @@ class ProjectCopyRefreshView(LocatedView):
 
 class ProjectCopyNameView(LocatedView):
     operation_ids = {"POST": "experimental.projectCopy.generateName"}
+    mounts = {"original": "experimental/project/<str:projectID>/copy/generate-name"}
 
     @takes(GenerateNameBody, directory=True)
     def post(self, request, projectID: str):

@@ -67,6 +67,7 @@ class FindTextQuery(serializers.Serializer):
 
 class V2FileView(LocatedView):
     operation_ids = {"GET": "fs.file"}
+    mounts = {"v2": "fs/file"}
     answer_schemas = {"GET": located(opencode("GET /file/content"))}
     answers = (413,)
 
@@ -78,6 +79,7 @@ class V2FileView(LocatedView):
 
 class V2TreeView(LocatedView):
     operation_ids = {"GET": "fs.tree"}
+    mounts = {"v2": "fs/tree"}
     answer_schemas = {"GET": located(opencode("GET /file"))}
 
     @takes(query=TreeQuery, directory=True)
@@ -88,6 +90,7 @@ class V2TreeView(LocatedView):
 
 class V2SearchView(LocatedView):
     operation_ids = {"POST": "fs.search"}
+    mounts = {"v2": "fs/search"}
     answer_schemas = {"POST": located(opencode("GET /find/file"))}
 
     @takes(SearchBody, directory=True)
@@ -100,6 +103,7 @@ class V2SearchView(LocatedView):
 
 class V2GrepView(LocatedView):
     operation_ids = {"POST": "fs.grep"}
+    mounts = {"v2": "fs/grep"}
     answer_schemas = {"POST": located(opencode("GET /find"))}
 
     @takes(GrepBody, directory=True)
@@ -125,6 +129,7 @@ class V2FsReadView(LocatedView):
     """The file at the path after /api/fs/read/, as it is (its bytes, its media type)."""
 
     operation_ids = {"GET": "fs.read"}
+    mounts = {"v2": "fs/read/<path:path>"}
 
     @takes(directory=True)
     def get(self, request, path: str):
@@ -134,6 +139,7 @@ class V2FsReadView(LocatedView):
 
 class V2FsListView(LocatedView):
     operation_ids = {"GET": "fs.list"}
+    mounts = {"v2": "fs/list"}
 
     @takes(query=FsListQuery, directory=True)
     def get(self, request):
@@ -144,6 +150,7 @@ class V2FsListView(LocatedView):
 
 class V2FsFindView(LocatedView):
     operation_ids = {"GET": "fs.find"}
+    mounts = {"v2": "fs/find"}
 
     @takes(query=FsFindQuery, directory=True)
     def get(self, request):
@@ -157,6 +164,7 @@ class V2FsFindView(LocatedView):
 
 class FileListView(ApiView):
     operation_ids = {"GET": "file.list"}
+    mounts = {"original": "file"}
 
     @takes(query=ListQuery, directory=True)
     def get(self, request):
@@ -166,6 +174,7 @@ class FileListView(ApiView):
 
 class FileContentView(ApiView):
     operation_ids = {"GET": "file.read"}
+    mounts = {"original": "file/content"}
     answers = (413,)
 
     @takes(query=PathQuery, directory=True)
@@ -176,6 +185,7 @@ class FileContentView(ApiView):
 
 class FileStatusView(ApiView):
     operation_ids = {"GET": "file.status"}
+    mounts = {"original": "file/status"}
 
     @takes(directory=True)
     def get(self, request):
@@ -186,6 +196,7 @@ class FileStatusView(ApiView):
 
 class FindTextView(ApiView):
     operation_ids = {"GET": "find.text"}
+    mounts = {"original": "find"}
 
     @takes(query=FindTextQuery, directory=True)
     def get(self, request):
@@ -195,6 +206,7 @@ class FindTextView(ApiView):
 
 class FindFileView(ApiView):
     operation_ids = {"GET": "find.files"}
+    mounts = {"original": "find/file"}
 
     @takes(query=FindFileQuery, directory=True)
     def get(self, request):
@@ -206,6 +218,7 @@ class FindFileView(ApiView):
 
 class FindSymbolView(ApiView):
     operation_ids = {"GET": "find.symbols"}
+    mounts = {"original": "find/symbol"}
 
     @takes(query=FindSymbolQuery, directory=True)
     def get(self, request):

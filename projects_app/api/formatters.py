@@ -7,6 +7,7 @@ from projects_app.formatters import formatter_status
 
 class FormatterView(ApiView):
     operation_ids = {"GET": "formatter.status"}
+    mounts = {"original": "formatter"}
 
     @takes(directory=True)
     def get(self, request):
@@ -15,6 +16,7 @@ class FormatterView(ApiView):
 
 class V2FormatterView(LocatedView):
     operation_ids = {"GET": "formatter.status"}
+    mounts = {"v2": "formatter"}
     answer_schemas = {"GET": located(opencode("GET /formatter"))}
 
     @takes(directory=True)

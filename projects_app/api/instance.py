@@ -7,6 +7,7 @@ from projects_app.instance import global_dispose, instance_dispose
 
 class InstanceDisposeView(ApiView):
     operation_ids = {"POST": "instance.dispose"}
+    mounts = {"original": "instance/dispose"}
 
     @takes(directory=True)
     def post(self, request):
@@ -15,6 +16,7 @@ class InstanceDisposeView(ApiView):
 
 class GlobalDisposeView(ApiView):
     operation_ids = {"POST": "global.dispose"}
+    mounts = {"original": "global/dispose"}
 
     def post(self, request):
         return Response(global_dispose(user=request.user))

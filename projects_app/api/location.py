@@ -7,6 +7,7 @@ from projects_app.environment import path_info
 
 class PathView(ApiView):
     operation_ids = {"GET": "path.get"}
+    mounts = {"original": "path"}
 
     @takes(directory=True)
     def get(self, request):
@@ -15,6 +16,7 @@ class PathView(ApiView):
 
 class LocationView(LocatedView):
     operation_ids = {"GET": "location.get"}
+    mounts = {"v2": "location"}
 
     @takes(directory=True)
     def get(self, request):

@@ -7,6 +7,7 @@ from projects_app.lsp.service import lsp_status
 
 class LspView(ApiView):
     operation_ids = {"GET": "lsp.status"}
+    mounts = {"original": "lsp"}
 
     @takes(directory=True)
     def get(self, request):
@@ -15,6 +16,7 @@ class LspView(ApiView):
 
 class V2LspView(LocatedView):
     operation_ids = {"GET": "lsp.status"}
+    mounts = {"v2": "lsp"}
     answer_schemas = {"GET": located(opencode("GET /lsp"))}
 
     @takes(directory=True)

@@ -65,6 +65,7 @@ def _changes(data: dict) -> dict:
 
 class ProjectListView(ApiView):
     operation_ids = {"GET": "project.list"}
+    mounts = {"original": "project"}
 
     @takes(directory=True)
     def get(self, request):
@@ -74,6 +75,7 @@ class ProjectListView(ApiView):
 
 class ProjectCurrentView(ApiView):
     operation_ids = {"GET": "project.current"}
+    mounts = {"original": "project/current"}
 
     @takes(directory=True)
     def get(self, request):
@@ -82,6 +84,7 @@ class ProjectCurrentView(ApiView):
 
 class ProjectUpdateView(ApiView):
     operation_ids = {"PATCH": "project.update"}
+    mounts = {"original": "project/<str:projectID>"}
 
     @takes(ProjectUpdateSerializer)
     def patch(self, request, projectID: str):
@@ -93,6 +96,7 @@ class ProjectUpdateView(ApiView):
 
 class ProjectInitGitView(ApiView):
     operation_ids = {"POST": "project.initGit"}
+    mounts = {"original": "project/git/init"}
 
     @takes(directory=True)
     def post(self, request):
@@ -101,6 +105,7 @@ class ProjectInitGitView(ApiView):
 
 class ProjectDirectoriesView(ApiView):
     operation_ids = {"GET": "project.directories"}
+    mounts = {"original": "project/<str:projectID>/directories"}
 
     def get(self, request, projectID: str):
         if len(projectID) > _MAX_PROJECT_ID:
@@ -116,6 +121,7 @@ PROJECT_V2 = record({"id": STRING, "worktree": STRING, "time": ref("ProjectTime"
 
 class V2ProjectListView(ApiView):
     operation_ids = {"GET": "project.list"}
+    mounts = {"v2": "project"}
     answer_schemas = {"GET": array(PROJECT_V2)}
 
     def get(self, request):
@@ -124,6 +130,7 @@ class V2ProjectListView(ApiView):
 
 class V2ProjectView(ApiView):
     operation_ids = {"GET": "project.get", "PATCH": "project.update"}
+    mounts = {"v2": "project/<str:projectID>"}
     answer_schemas = {"GET": PROJECT_V2, "PATCH": PROJECT_V2}
 
     def get(self, request, projectID: str):

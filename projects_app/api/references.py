@@ -5,6 +5,7 @@ from projects_app.references import reference_list
 
 class ReferenceView(LocatedView):
     operation_ids = {"GET": "reference.list"}
+    mounts = {"v2": "reference"}
 
     @takes(directory=True)
     def get(self, request):

@@ -51,6 +51,7 @@ def status_1_18(change: dict) -> str:
 
 class VcsView(ApiView):
     operation_ids = {"GET": "vcs.get"}
+    mounts = {"original": "vcs"}
 
     @takes(directory=True)
     def get(self, request):
@@ -59,6 +60,7 @@ class VcsView(ApiView):
 
 class VcsStatusView(ApiView):
     operation_ids = {"GET": "vcs.status"}
+    mounts = {"original": "vcs/status"}
 
     @takes(directory=True)
     def get(self, request):
@@ -69,6 +71,7 @@ class VcsStatusView(ApiView):
 
 class VcsDiffView(ApiView):
     operation_ids = {"GET": "vcs.diff"}
+    mounts = {"original": "vcs/diff"}
 
     @takes(query=DiffQuery, directory=True)
     def get(self, request):
@@ -79,6 +82,7 @@ class VcsDiffView(ApiView):
 
 class VcsDiffRawView(ApiView):
     operation_ids = {"GET": "vcs.diff.raw"}
+    mounts = {"original": "vcs/diff/raw"}
 
     @takes(directory=True)
     def get(self, request):
@@ -87,6 +91,7 @@ class VcsDiffRawView(ApiView):
 
 class VcsApplyView(ApiView):
     operation_ids = {"POST": "vcs.apply"}
+    mounts = {"original": "vcs/apply"}
     answers = (409,)
 
     @takes(PatchBody, directory=True)
@@ -100,6 +105,7 @@ class VcsApplyView(ApiView):
 
 class V2VcsView(V2RequestView):
     operation_ids = {"GET": "vcs.get"}
+    mounts = {"v2": "vcs"}
     answer_schemas = {"GET": ref("VcsInfo")}
 
     @takes(directory=True)
@@ -109,6 +115,7 @@ class V2VcsView(V2RequestView):
 
 class V2VcsStatusView(LocatedView):
     operation_ids = {"GET": "vcs.status"}
+    mounts = {"v2": "vcs/status"}
     answer_schemas = {"GET": located(array(record({
         "path": STRING, "additions": NUMBER, "deletions": NUMBER,
         "status": {"enum": ["added", "modified", "deleted", "untracked"]}})))}
@@ -120,6 +127,7 @@ class V2VcsStatusView(LocatedView):
 
 class V2VcsDiffView(LocatedView):
     operation_ids = {"GET": "vcs.diff"}
+    mounts = {"v2": "vcs/diff"}
     answer_schemas = {"GET": located(opencode("GET /vcs/diff"))}
     answer_media_types = {"GET": {"text/x-diff": {"type": "string"}}}  # format=patch: the diff itself
 
@@ -134,6 +142,7 @@ class V2VcsDiffView(LocatedView):
 
 class V2VcsPatchView(LocatedView):
     operation_ids = {"POST": "vcs.patch"}
+    mounts = {"v2": "vcs/patch"}
     answer_schemas = {"POST": located(record({"applied": BOOLEAN, "files": array(STRING)}))}
     answers = (409,)
 

@@ -74,6 +74,7 @@ WORKSPACE_STATUS = record({"workspaceID": STRING, "id": STRING, "directory": STR
 
 class WorkspaceListView(ApiView):
     operation_ids = {"GET": "workspace.list", "POST": "workspace.create"}
+    mounts = {"v2": "workspace"}
     answer_schemas = {"GET": array(WORKSPACE), "POST": WORKSPACE}
     answers = (409,)
 
@@ -95,6 +96,7 @@ class WorkspaceListView(ApiView):
 
 class WorkspaceItemView(ApiView):
     operation_ids = {"GET": "workspace.get", "PATCH": "workspace.update", "DELETE": "workspace.delete"}
+    mounts = {"v2": "workspace/<str:workspaceID>"}
     answer_schemas = {"GET": WORKSPACE, "PATCH": WORKSPACE, "DELETE": WORKSPACE_REMOVED}
     answers = (409,)  # removeFiles on a directory the server did not create
 
@@ -121,6 +123,7 @@ class WorkspaceItemView(ApiView):
 
 class WorkspaceStatusView(ApiView):
     operation_ids = {"GET": "workspace.status"}
+    mounts = {"v2": "workspace/status"}
     answer_schemas = {"GET": array(WORKSPACE_STATUS)}
 
     def get(self, request):
@@ -129,6 +132,7 @@ class WorkspaceStatusView(ApiView):
 
 class WorkspaceSyncView(ApiView):
     operation_ids = {"POST": "workspace.sync"}
+    mounts = {"v2": "workspace/sync"}
     answer_schemas = {"POST": record({"pruned": array(STRING), "registered": array(WORKSPACE),
                                           "workspaces": array(WORKSPACE)}, closed=False)}
 
@@ -148,6 +152,7 @@ class ExperimentalWorkspaceView(ApiView):
 
 class ExperimentalWorkspaceStatusView(ApiView):
     operation_ids = {"GET": "experimental.workspace.status"}
+    mounts = {"original": "experimental/workspace/status"}
 
     @takes(directory=True)
     def get(self, request):
@@ -166,6 +171,7 @@ class ExperimentalWorkspaceCreateInput(serializers.Serializer):
 
 class ExperimentalWorkspaceCollectionView(ExperimentalWorkspaceView):
     operation_ids = {"GET": "experimental.workspace.list", "POST": "experimental.workspace.create"}
+    mounts = {"original": "experimental/workspace"}
     answers = (409,)
 
     @takes(ExperimentalWorkspaceCreateInput, directory=True)
@@ -180,6 +186,7 @@ class ExperimentalWorkspaceCollectionView(ExperimentalWorkspaceView):
 
 class ExperimentalWorkspaceAdapterView(ApiView):
     operation_ids = {"GET": "experimental.workspace.adapter.list"}
+    mounts = {"original": "experimental/workspace/adapter"}
 
     @takes(directory=True)
     def get(self, request):
@@ -189,6 +196,7 @@ class ExperimentalWorkspaceAdapterView(ApiView):
 
 class ExperimentalWorkspaceSyncListView(ApiView):
     operation_ids = {"POST": "experimental.workspace.syncList"}
+    mounts = {"original": "experimental/workspace/sync-list"}
 
     @takes(directory=True)
     @succeeds_with(204)
@@ -200,6 +208,7 @@ class ExperimentalWorkspaceSyncListView(ApiView):
 
 class ExperimentalWorkspaceItemView(ApiView):
     operation_ids = {"DELETE": "experimental.workspace.remove"}
+    mounts = {"original": "experimental/workspace/<str:id>"}
     path_ids = {"id": "wrk"}
 
     @takes(directory=True)

@@ -17,6 +17,7 @@ class WorktreeDirectoryBody(serializers.Serializer):
 
 class WorktreeView(ApiView):
     operation_ids = {"GET": "worktree.list", "POST": "worktree.create", "DELETE": "worktree.remove"}
+    mounts = {"original": "experimental/worktree"}
     answers = (409,)
 
     @takes(directory=True)
@@ -38,6 +39,7 @@ class WorktreeView(ApiView):
 
 class WorktreeResetView(ApiView):
     operation_ids = {"POST": "worktree.reset"}
+    mounts = {"original": "experimental/worktree/reset"}
     answers = (409,)
 
     @takes(WorktreeDirectoryBody, directory=True)

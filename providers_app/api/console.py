@@ -14,6 +14,7 @@ class SwitchOrgBody(serializers.Serializer):
 
 class ConsoleView(ApiView):
     operation_ids = {"GET": "experimental.console.get"}
+    mounts = {"original": "experimental/console"}
 
     def get(self, request):
         return Response(console_state())
@@ -21,6 +22,7 @@ class ConsoleView(ApiView):
 
 class ConsoleOrgsView(ApiView):
     operation_ids = {"GET": "experimental.console.listOrgs"}
+    mounts = {"original": "experimental/console/orgs"}
 
     @takes(directory=True)
     def get(self, request):
@@ -30,6 +32,7 @@ class ConsoleOrgsView(ApiView):
 
 class ConsoleSwitchView(ApiView):
     operation_ids = {"POST": "experimental.console.switchOrg"}
+    mounts = {"original": "experimental/console/switch"}
 
     @takes(SwitchOrgBody, directory=True)
     def post(self, request):

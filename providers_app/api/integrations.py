@@ -29,6 +29,7 @@ class LabelBody(serializers.Serializer):
 
 class IntegrationView(LocatedView):
     operation_ids = {"GET": "integration.list"}
+    mounts = {"v2": "integration"}
 
     @takes(directory=True)
     def get(self, request):
@@ -37,6 +38,7 @@ class IntegrationView(LocatedView):
 
 class IntegrationItemView(LocatedView):
     operation_ids = {"GET": "integration.get"}
+    mounts = {"v2": "integration/<str:integrationID>"}
 
     @takes(directory=True)
     def get(self, request, integrationID: str):
@@ -46,6 +48,7 @@ class IntegrationItemView(LocatedView):
 
 class ConnectKeyView(LocatedView):
     operation_ids = {"POST": "integration.connect.key"}
+    mounts = {"v2": "integration/<str:integrationID>/connect/key"}
 
     @takes(KeyBody, directory=True)
     @succeeds_with(204)
@@ -58,6 +61,7 @@ class ConnectKeyView(LocatedView):
 
 class ConnectOAuthView(LocatedView):
     operation_ids = {"POST": "integration.connect.oauth"}
+    mounts = {"v2": "integration/<str:integrationID>/connect/oauth"}
 
     @takes(OAuthBody, directory=True)
     def post(self, request, integrationID: str):
@@ -69,6 +73,7 @@ class ConnectOAuthView(LocatedView):
 
 class AttemptView(LocatedView):
     operation_ids = {"GET": "integration.attempt.status", "DELETE": "integration.attempt.cancel"}
+    mounts = {"v2": "integration/attempt/<str:attemptID>"}
 
     @takes(directory=True)
     def get(self, request, attemptID: str):
@@ -82,6 +87,7 @@ class AttemptView(LocatedView):
 
 class AttemptCompleteView(LocatedView):
     operation_ids = {"POST": "integration.attempt.complete"}
+    mounts = {"v2": "integration/attempt/<str:attemptID>/complete"}
 
     @takes(CompleteBody)
     @succeeds_with(204)
@@ -93,6 +99,7 @@ class AttemptCompleteView(LocatedView):
 
 class CredentialView(LocatedView):
     operation_ids = {"PATCH": "credential.update", "DELETE": "credential.remove"}
+    mounts = {"v2": "credential/<str:credentialID>"}
 
     @takes(LabelBody)
     @succeeds_with(204)

@@ -56,6 +56,7 @@ class CallbackInput(serializers.Serializer):
 
 class McpStatusView(ApiView):
     operation_ids = {"GET": "mcp.status", "POST": "mcp.add"}
+    mounts = {"original": "mcp"}
     answers = (409,)
 
     @takes(directory=True)
@@ -81,6 +82,7 @@ MCP_PROMPT = record({"name": STRING, "client": STRING, "server": STRING,
 
 class V2ServerView(V2RequestView):
     operation_ids = {"GET": "mcp.server.list", "POST": "mcp.server.create"}
+    mounts = {"v2": "mcp/server"}
     answer_schemas = {"GET": array(MCP_SERVER), "POST": MCP_SERVER}
     answers = (409,)
 
@@ -97,6 +99,7 @@ class V2ServerView(V2RequestView):
 
 class V2PromptListView(V2RequestView):
     operation_ids = {"GET": "mcp.prompt.list"}
+    mounts = {"v2": "mcp/prompt"}
     answer_schemas = {"GET": array(MCP_PROMPT)}
     answers = (409,)
 
@@ -107,6 +110,7 @@ class V2PromptListView(V2RequestView):
 
 class V2PromptRenderView(V2RequestView):
     operation_ids = {"POST": "mcp.prompt.render"}
+    mounts = {"v2": "mcp/prompt/render"}
     answer_schemas = {"POST": record({"messages": array(record({"role": STRING, "content": OBJECT})),
                                        "text": STRING}, {"description": STRING})}
     answers = (409,)
@@ -120,6 +124,7 @@ class V2PromptRenderView(V2RequestView):
 
 class V2ResourceListView(V2RequestView):
     operation_ids = {"GET": "mcp.resource.list"}
+    mounts = {"v2": "mcp/resource"}
     answer_schemas = {"GET": array(ref("McpResource"))}
     answers = (409,)
 
@@ -130,6 +135,7 @@ class V2ResourceListView(V2RequestView):
 
 class V2ResourceReadView(V2RequestView):
     operation_ids = {"GET": "mcp.resource.read"}
+    mounts = {"v2": "mcp/resource/read"}
     answer_schemas = {"GET": record({"contents": array(OBJECT)})}
     answers = (409,)
 
@@ -144,6 +150,7 @@ class V2ResourceReadView(V2RequestView):
 
 class McpAuthView(ApiView):
     operation_ids = {"POST": "mcp.auth.start", "DELETE": "mcp.auth.remove"}
+    mounts = {"original": "mcp/<str:name>/auth"}
     answers = (409,)
     path_patterns = NAME_PARAM
 
@@ -158,6 +165,7 @@ class McpAuthView(ApiView):
 
 class McpAuthCallbackView(ApiView):
     operation_ids = {"POST": "mcp.auth.callback"}
+    mounts = {"original": "mcp/<str:name>/auth/callback"}
     answers = (409,)
     path_patterns = NAME_PARAM
 
@@ -171,18 +179,21 @@ class V2OAuthView(McpAuthView):
     """The v2 mount of mcp.auth.start/remove: the same handlers, with a workspace in the context."""
 
     operation_ids = {"POST": "mcp.server.oauth.start", "DELETE": "mcp.server.oauth.delete"}
+    mounts = {"v2": "mcp/server/<str:name>/oauth"}
     answer_schemas = {"POST": opencode("POST /mcp/{}/auth"), "DELETE": opencode("DELETE /mcp/{}/auth")}
     allow_workspace = True
 
 
 class V2OAuthCallbackView(McpAuthCallbackView):
     operation_ids = {"POST": "mcp.server.oauth.callback"}
+    mounts = {"v2": "mcp/server/<str:name>/oauth/callback"}
     answer_schemas = {"POST": opencode("POST /mcp/{}/auth/callback")}
     allow_workspace = True
 
 
 class McpConnectView(ApiView):
     operation_ids = {"POST": "mcp.connect"}
+    mounts = {"original": "mcp/<str:name>/connect"}
     answers = (409,)
     path_patterns = NAME_PARAM
 
@@ -193,6 +204,7 @@ class McpConnectView(ApiView):
 
 class McpDisconnectView(ApiView):
     operation_ids = {"POST": "mcp.disconnect"}
+    mounts = {"original": "mcp/<str:name>/disconnect"}
     answers = (409,)
     path_patterns = NAME_PARAM
 
@@ -203,6 +215,7 @@ class McpDisconnectView(ApiView):
 
 class ResourceView(ApiView):
     operation_ids = {"GET": "experimental.resource.list"}
+    mounts = {"original": "experimental/resource"}
     answers = (409,)
 
     @takes(directory=True)
@@ -212,6 +225,7 @@ class ResourceView(ApiView):
 
 class McpAuthenticateView(ApiView):
     operation_ids = {"POST": "mcp.auth.authenticate"}
+    mounts = {"original": "mcp/<str:name>/auth/authenticate"}
     answers = (409,)
     path_patterns = NAME_PARAM
 

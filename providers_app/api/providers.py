@@ -72,6 +72,7 @@ MODELS_DEV_PROVIDER_LIST = {
 
 class ProviderListView(ApiView):
     operation_ids = {"GET": "provider.list"}
+    mounts = {"original": "provider"}
     answer_schemas = {"GET": MODELS_DEV_PROVIDER_LIST}
 
     @takes(directory=True)
@@ -81,6 +82,7 @@ class ProviderListView(ApiView):
 
 class ConfigProvidersView(ApiView):
     operation_ids = {"GET": "config.providers"}
+    mounts = {"original": "config/providers"}
 
     @takes(directory=True)
     def get(self, request):
@@ -89,6 +91,7 @@ class ConfigProvidersView(ApiView):
 
 class ProviderAuthView(ApiView):
     operation_ids = {"GET": "provider.auth"}
+    mounts = {"original": "provider/auth"}
 
     def get(self, request):
         return Response(oauth.auth_methods())
@@ -106,6 +109,7 @@ class CallbackInput(serializers.Serializer):
 
 class OAuthAuthorizeView(ApiView):
     operation_ids = {"POST": "provider.oauth.authorize"}
+    mounts = {"original": "provider/<str:providerID>/oauth/authorize"}
 
     @takes(AuthorizeInput)
     def post(self, request, providerID: str):
@@ -116,6 +120,7 @@ class OAuthAuthorizeView(ApiView):
 
 class OAuthCallbackView(ApiView):
     operation_ids = {"POST": "provider.oauth.callback"}
+    mounts = {"original": "provider/<str:providerID>/oauth/callback"}
 
     @takes(CallbackInput)
     def post(self, request, providerID: str):
@@ -126,6 +131,7 @@ class OAuthCallbackView(ApiView):
 
 class V2ProviderListView(V2RequestView):
     operation_ids = {"GET": "provider.list"}
+    mounts = {"v2": "provider"}
 
     @takes(directory=True)
     def get(self, request):
@@ -136,6 +142,7 @@ class V2ProviderListView(V2RequestView):
 
 class V2ProviderView(V2RequestView):
     operation_ids = {"GET": "provider.get"}
+    mounts = {"v2": "provider/<str:providerID>"}
 
     @takes(directory=True)
     def get(self, request, providerID: str):
@@ -146,6 +153,7 @@ class V2ProviderView(V2RequestView):
 
 class V2ModelListView(V2RequestView):
     operation_ids = {"GET": "model.list"}
+    mounts = {"v2": "model"}
 
     @takes(directory=True)
     def get(self, request):
@@ -158,6 +166,7 @@ CATALOG_MODEL = {"allOf": [MODELS_DEV_MODEL, record({"providerID": STRING}, clos
 
 class CatalogModelListView(ApiView):
     operation_ids = {"GET": "catalog.model.list"}
+    mounts = {"v2": "catalog/model"}
     answer_schemas = {"GET": array(CATALOG_MODEL)}
 
     def get(self, request):
@@ -166,6 +175,7 @@ class CatalogModelListView(ApiView):
 
 class CatalogModelView(ApiView):
     operation_ids = {"GET": "catalog.model.get"}
+    mounts = {"v2": "catalog/model/<str:providerID>/<path:modelID>"}
     answer_schemas = {"GET": CATALOG_MODEL}
 
     def get(self, request, providerID: str, modelID: str):

@@ -28,6 +28,7 @@ def _pty_id(value: str) -> str:
 
 class PtyCollectionView(ApiView):
     operation_ids = {"GET": "pty.list", "POST": "pty.create"}
+    mounts = {"original": "pty"}
     answers = (429,)
 
     @takes(directory=True)
@@ -44,6 +45,7 @@ class PtyCollectionView(ApiView):
 
 class PtyShellsView(ApiView):
     operation_ids = {"GET": "pty.shells"}
+    mounts = {"original": "pty/shells"}
 
     def get(self, request):
         return Response(selectors.shells())
@@ -51,6 +53,7 @@ class PtyShellsView(ApiView):
 
 class PtyItemView(ApiView):
     operation_ids = {"GET": "pty.get", "PUT": "pty.update", "DELETE": "pty.remove"}
+    mounts = {"original": "pty/<str:ptyID>"}
 
     def get(self, request, ptyID):
         return Response(pty_wire(selectors.pty_get(user=request.user, pty_id=_pty_id(ptyID))))
@@ -70,6 +73,7 @@ class PtyConnectView(ApiView):
     """The WebSocket lives in pty_app/api/socket.py; a plain GET gets what the reference answers."""
 
     operation_ids = {"GET": "pty.connect"}
+    mounts = {"original": "pty/<str:ptyID>/connect", "v2": "pty/<str:ptyID>/connect"}
 
     def get(self, request, ptyID):
         selectors.pty_get(user=request.user, pty_id=_pty_id(ptyID))
@@ -78,6 +82,7 @@ class PtyConnectView(ApiView):
 
 class V2PtyCollectionView(V2RequestView):
     operation_ids = {"GET": "pty.list", "POST": "pty.create"}
+    mounts = {"v2": "pty"}
     answers = (429,)
 
     @takes(directory=True)
@@ -101,6 +106,7 @@ class V2PtyCollectionView(V2RequestView):
 
 class V2PtyItemView(V2RequestView):
     operation_ids = {"GET": "pty.get", "PATCH": "pty.update", "PUT": "pty.update", "DELETE": "pty.delete"}
+    mounts = {"v2": "pty/<str:ptyID>"}
     answer_schemas = {"PATCH": opencode("PUT /api/pty/{}")}  # PATCH: the customer's spelling of PUT
 
     @takes(directory=True)
@@ -127,6 +133,7 @@ class PtyConnectTokenView(ApiView):
     """A one-time ticket for the WebSocket connect of clients that cannot send credentials (browsers)."""
 
     operation_ids = {"POST": "pty.connectToken"}
+    mounts = {"original": "pty/<str:ptyID>/connect-token"}
 
     def post(self, request, ptyID):
         return Response(tickets.ticket_create(user=request.user, pty_id=_pty_id(ptyID),
@@ -135,6 +142,7 @@ class PtyConnectTokenView(ApiView):
 
 class V2PtyConnectTokenView(V2RequestView):
     operation_ids = {"POST": "pty.connectToken"}
+    mounts = {"v2": "pty/<str:ptyID>/connect-token"}
 
     @takes(directory=True)
     def post(self, request, ptyID):

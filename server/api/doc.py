@@ -8,6 +8,7 @@ from rest_framework.settings import api_settings
 
 class OpenApiView(SpectacularJSONAPIView):
     operation_ids = {"GET": "doc"}
+    mounts = {"original": "doc"}
     # spectacular serves its document to anyone by default; here it follows the API's own rules.
     authentication_classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
     permission_classes = api_settings.DEFAULT_PERMISSION_CLASSES

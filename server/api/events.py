@@ -12,6 +12,7 @@ from agentserver.errors import ApiError, BadRequest, Unauthorized, error_respons
 from agentserver.events import sse
 from agentserver.events.bus import GLOBAL, INSTANCE, V2
 from agentserver.http.api import id_param
+from agentserver.http.mounting import stream_view
 from auth_app.authentication import (
     browser_session,
     challenge,
@@ -45,16 +46,19 @@ async def _stream(request, shape: str):
     return await sse.open_stream(request, shape, authenticate=_authenticate)
 
 
+@stream_view("global.event", original="global/event")
 @csrf_exempt  # GET only; a session cookie is accepted from this server's own pages only
 async def global_event_stream(request):
     return await _stream(request, GLOBAL)
 
 
+@stream_view("event.subscribe", original="event")
 @csrf_exempt  # GET only; a session cookie is accepted from this server's own pages only
 async def instance_event_stream(request):
     return await _stream(request, INSTANCE)
 
 
+@stream_view("event.subscribe", v2="event")
 @csrf_exempt  # GET only; a session cookie is accepted from this server's own pages only
 async def v2_event_stream(request):
     return await _stream(request, V2)
@@ -82,6 +86,7 @@ def _session_stream_start(request, session_id: str, after: str | None):
 AFTER_PATTERN = r"^[0-9]{1,18}$"  # a sequence number of session.history (a 64-bit log id)
 
 
+@stream_view("session.events", v2="session/<str:sessionID>/event")
 @csrf_exempt  # GET only; a session cookie is accepted from this server's own pages only
 async def session_event_stream(request, sessionID: str):
     """One session's events in the v2 envelope, those logged after `after` (a sequence number of

@@ -10,6 +10,7 @@ from web_app.assets import describe as web_app
 
 class HealthView(APIView):
     operation_ids = {"GET": "global.health"}
+    mounts = {"original": "global/health"}
     # opencode's {healthy, version}, and what an operator needs to know besides: the sandbox and the web app.
     answer_schemas = {"GET": {
         "type": "object", "required": ["healthy", "version", "sandbox", "webApp"], "additionalProperties": False,
@@ -36,6 +37,7 @@ class HealthV2View(APIView):
     """v2.health.get: public, as opencode's. No `pid`: opencode's web app reads a pid as "speaks only v2"."""
 
     operation_ids = {"GET": "health.get"}
+    mounts = {"v2": "health"}
     answers_from_memory = True
     authentication_classes: list = []
     permission_classes = [AllowAny]

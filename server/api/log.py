@@ -19,6 +19,7 @@ class LogBody(serializers.Serializer):
 
 class LogView(ApiView):
     operation_ids = {"POST": "app.log"}
+    mounts = {"original": "log"}
 
     @takes(LogBody)
     def post(self, request):

@@ -14,6 +14,7 @@ class UpgradeBody(serializers.Serializer):
 
 class UpgradeView(ApiView):
     operation_ids = {"POST": "global.upgrade"}
+    mounts = {"original": "global/upgrade"}
 
     @takes(UpgradeBody)
     def post(self, request):

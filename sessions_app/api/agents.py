@@ -12,6 +12,7 @@ from sessions_app.runtime.agents import agent_list, agent_list_v2
 
 class ToolIdsView(ApiView):
     operation_ids = {"GET": "tool.ids"}
+    mounts = {"original": "experimental/tool/ids"}
 
     @takes(directory=True)
     def get(self, request):
@@ -25,6 +26,7 @@ class ToolListQuery(serializers.Serializer):
 
 class ToolListView(ApiView):
     operation_ids = {"GET": "tool.list"}
+    mounts = {"original": "experimental/tool"}
 
     @takes(query=ToolListQuery, directory=True)
     def get(self, request):
@@ -38,6 +40,7 @@ class ToolListView(ApiView):
 
 class AgentsView(ApiView):
     operation_ids = {"GET": "app.agents"}
+    mounts = {"original": "agent"}
 
     @takes(directory=True)
     def get(self, request):
@@ -46,6 +49,7 @@ class AgentsView(ApiView):
 
 class CapabilitiesView(ApiView):
     operation_ids = {"GET": "experimental.capabilities.get"}
+    mounts = {"original": "experimental/capabilities"}
 
     def get(self, request):
         return Response(selectors.capabilities())
@@ -53,6 +57,7 @@ class CapabilitiesView(ApiView):
 
 class V2AgentListView(V2RequestView):
     operation_ids = {"GET": "agent.list"}
+    mounts = {"v2": "agent"}
 
     @takes(directory=True)
     def get(self, request):

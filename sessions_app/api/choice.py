@@ -23,6 +23,7 @@ class SwitchModelBody(serializers.Serializer):
 
 class V2SwitchAgentView(ApiView):
     operation_ids = {"POST": "session.switchAgent"}
+    mounts = {"v2": "session/<str:sessionID>/agent"}
 
     @takes(SwitchAgentBody)
     @succeeds_with(204)
@@ -35,6 +36,7 @@ class V2SwitchAgentView(ApiView):
 
 class V2SwitchModelView(ApiView):
     operation_ids = {"POST": "session.switchModel"}
+    mounts = {"v2": "session/<str:sessionID>/model"}
 
     @takes(SwitchModelBody)
     @succeeds_with(204)

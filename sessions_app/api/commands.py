@@ -62,6 +62,7 @@ def _v2_command(command: dict) -> dict:
 
 class CommandListView(ApiView):
     operation_ids = {"GET": "command.list"}
+    mounts = {"original": "command"}
 
     @takes(directory=True)
     def get(self, request):
@@ -70,6 +71,7 @@ class CommandListView(ApiView):
 
 class SessionCommandView(ApiView):
     operation_ids = {"POST": "session.command"}
+    mounts = {"original": "session/<str:sessionID>/command"}
     answers = (429,)  # a usage budget is spent (usage_app.budgets)
 
     @takes(CommandBody)
@@ -84,6 +86,7 @@ class SessionCommandView(ApiView):
 
 class SessionInitView(ApiView):
     operation_ids = {"POST": "session.init"}
+    mounts = {"original": "session/<str:sessionID>/init"}
     answers = (429,)  # a usage budget is spent (usage_app.budgets)
 
     @takes(InitBody)
@@ -96,6 +99,7 @@ class SessionInitView(ApiView):
 
 class SessionSummarizeView(ApiView):
     operation_ids = {"POST": "session.summarize"}
+    mounts = {"original": "session/<str:sessionID>/summarize"}
     answers = (429,)  # a usage budget is spent (usage_app.budgets)
 
     @takes(SummarizeBody)
@@ -108,6 +112,7 @@ class SessionSummarizeView(ApiView):
 
 class V2CommandListView(V2RequestView):
     operation_ids = {"GET": "command.list"}
+    mounts = {"v2": "command"}
 
     @takes(directory=True)
     def get(self, request):
@@ -118,6 +123,7 @@ class V2CommandListView(V2RequestView):
 
 class SkillListView(ApiView):
     operation_ids = {"GET": "app.skills"}
+    mounts = {"original": "skill"}
 
     @takes(directory=True)
     def get(self, request):
@@ -126,6 +132,7 @@ class SkillListView(ApiView):
 
 class V2SkillListView(V2RequestView):
     operation_ids = {"GET": "skill.list"}
+    mounts = {"v2": "skill"}
 
     @takes(directory=True)
     def get(self, request):
@@ -135,6 +142,7 @@ class V2SkillListView(V2RequestView):
 
 class V2CompactView(ApiView):
     operation_ids = {"POST": "session.compact"}
+    mounts = {"v2": "session/<str:sessionID>/compact"}
     answers = (429,)  # a usage budget is spent (usage_app.budgets)
 
     @succeeds_with(204)

@@ -15,6 +15,7 @@ class HistoryQuery(serializers.Serializer):
 
 class V2SessionHistoryView(ApiView):
     operation_ids = {"GET": "session.history"}
+    mounts = {"v2": "session/<str:sessionID>/history"}
 
     @takes(query=HistoryQuery)
     def get(self, request, sessionID: str):

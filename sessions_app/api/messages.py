@@ -27,6 +27,7 @@ class SessionMessagesView(ApiView):
     page before them (Link rel="next" + X-Next-Cursor), as opencode does. `limit=0` means all."""
 
     operation_ids = {"GET": "session.messages"}
+    mounts = {"original": "session/<str:sessionID>/message"}
 
     @takes(query=s.MessageListQuery)
     def get(self, request, sessionID: str):
@@ -44,6 +45,7 @@ class SessionMessagesView(ApiView):
 
 class SessionMessageView(ApiView):
     operation_ids = {"GET": "session.message"}
+    mounts = {"original": "session/<str:sessionID>/message/<str:messageID>"}
 
     def get(self, request, sessionID: str, messageID: str):
         id_param(sessionID, "ses", "session")
@@ -55,6 +57,7 @@ class SessionMessageView(ApiView):
 
 class MessageDeleteView(ApiView):
     operation_ids = {"DELETE": "session.deleteMessage"}
+    mounts = {"original": "session/<str:sessionID>/message/<str:messageID>"}
     answers = (409,)
 
     def delete(self, request, sessionID: str, messageID: str):
@@ -65,6 +68,7 @@ class MessageDeleteView(ApiView):
 
 class PartItemView(ApiView):
     operation_ids = {"PATCH": "part.update", "DELETE": "part.delete"}
+    mounts = {"original": "session/<str:sessionID>/message/<str:messageID>/part/<str:partID>"}
     answers = (409,)
 
     @takes(AnyObject("a JSON object (a Part)"))
@@ -87,6 +91,7 @@ class PartItemView(ApiView):
 
 class V2SessionMessagesView(ApiView):
     operation_ids = {"GET": "session.message.list"}
+    mounts = {"v2": "session/<str:sessionID>/message"}
     answer_schemas = {"GET": s.V2_MESSAGE_PAGE}
 
     @takes(query=s.V2MessageListQuery)
@@ -108,6 +113,7 @@ class V2SessionMessagesView(ApiView):
 
 class V2SessionMessageView(ApiView):
     operation_ids = {"GET": "session.message"}
+    mounts = {"v2": "session/<str:sessionID>/message/<str:messageID>"}
     answer_schemas = {"GET": s.V2_MESSAGE}
 
     def get(self, request, sessionID: str, messageID: str):

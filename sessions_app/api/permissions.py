@@ -60,16 +60,19 @@ class PermissionView(PendingView):
 
 class PermissionListView(PermissionView, PendingListView):
     operation_ids = {"GET": "permission.list"}
+    mounts = {"original": "permission"}
 
 
 class PermissionReplyView(PermissionView, PendingReplyView):
     operation_ids = {"POST": "permission.reply"}
+    mounts = {"original": "permission/<str:requestID>/reply"}
 
 
 class PermissionRespondView(ApiView):
     """The seed's route: POST /session/{sessionID}/permissions/{permissionID} {response}."""
 
     operation_ids = {"POST": "permission.respond"}
+    mounts = {"original": "session/<str:sessionID>/permissions/<str:permissionID>"}
 
     @takes(RespondBody)
     def post(self, request, sessionID: str, permissionID: str):
@@ -85,15 +88,18 @@ class PermissionRespondView(ApiView):
 
 class V2PermissionListView(V2RequestView, PermissionListView):
     operation_ids = {"GET": "permission.list"}
+    mounts = {"v2": "permission"}
     answer_schemas = {"GET": opencode("GET /permission")}
 
 
 class V2PermissionReplyView(PermissionView, V2PendingReplyView):
     operation_ids = {"POST": "permission.reply"}
+    mounts = {"v2": "permission/<str:permissionID>/reply"}
 
 
 class V2PermissionRequestListView(PermissionView, PendingRequestListView):
     operation_ids = {"GET": "permission.request.list"}
+    mounts = {"v2": "permission/request"}
 
 
 class PermissionSource(serializers.Serializer):
@@ -121,6 +127,7 @@ class V2SessionPermissionsView(PermissionView, PendingSessionListView):
     """The pending permission requests of one session, and asking a new one (v2)."""
 
     operation_ids = {"GET": "session.permission.list", "POST": "session.permission.create"}
+    mounts = {"v2": "session/<str:sessionID>/permission"}
 
     @takes(PermissionCreateBody)
     def post(self, request, sessionID: str):
@@ -134,6 +141,7 @@ class V2SessionPermissionsView(PermissionView, PendingSessionListView):
 
 class V2SessionPermissionView(PermissionView):
     operation_ids = {"GET": "session.permission.get"}
+    mounts = {"v2": "session/<str:sessionID>/permission/<str:requestID>"}
 
     def get(self, request, sessionID: str, requestID: str):
         session, request_id = self.in_session(request, sessionID, requestID)
@@ -143,6 +151,7 @@ class V2SessionPermissionView(PermissionView):
 
 class V2SessionPermissionReplyView(PermissionView):
     operation_ids = {"POST": "session.permission.reply"}
+    mounts = {"v2": "session/<str:sessionID>/permission/<str:requestID>/reply"}
 
     @takes("reply_body")
     @succeeds_with(204)
@@ -154,6 +163,7 @@ class V2SessionPermissionReplyView(PermissionView):
 
 class V2SavedPermissionListView(ApiView):
     operation_ids = {"GET": "permission.saved.list"}
+    mounts = {"v2": "permission/saved"}
 
     @takes(query=SavedListQuery)
     def get(self, request):
@@ -163,6 +173,7 @@ class V2SavedPermissionListView(ApiView):
 
 class V2SavedPermissionView(ApiView):
     operation_ids = {"DELETE": "permission.saved.remove"}
+    mounts = {"v2": "permission/saved/<str:id>"}
 
     @succeeds_with(204)
     def delete(self, request, id: str):

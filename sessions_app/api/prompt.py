@@ -95,6 +95,7 @@ def _answer_wire(result) -> dict:
 
 class PromptView(ApiView):
     operation_ids = {"POST": "session.prompt"}
+    mounts = {"original": "session/<str:sessionID>/message"}
     answers = (429,)  # a usage budget is spent (usage_app.budgets)
     # opencode documents an assistant message; with noReply it answers (as we do) the user message it stored.
     answer_schemas = {"POST": s.MESSAGE_WITH_PARTS}
@@ -111,6 +112,7 @@ class PromptView(ApiView):
 
 class PromptAsyncView(ApiView):
     operation_ids = {"POST": "session.prompt_async"}
+    mounts = {"original": "session/<str:sessionID>/prompt_async"}
     answers = (429,)  # a usage budget is spent (usage_app.budgets)
 
     @takes(PromptBody)
@@ -123,6 +125,7 @@ class PromptAsyncView(ApiView):
 
 class AbortView(ApiView):
     operation_ids = {"POST": "session.abort"}
+    mounts = {"original": "session/<str:sessionID>/abort"}
 
     def post(self, request, sessionID: str):
         return Response(prompting.session_abort(session=session_from_path(request, sessionID)))
@@ -130,6 +133,7 @@ class AbortView(ApiView):
 
 class ShellView(ApiView):
     operation_ids = {"POST": "session.shell"}
+    mounts = {"original": "session/<str:sessionID>/shell"}
     answers = (409, 503)
 
     @takes(ShellBody)
@@ -143,6 +147,7 @@ class ShellView(ApiView):
 
 class V2PromptView(ApiView):
     operation_ids = {"POST": "session.prompt"}
+    mounts = {"v2": "session/<str:sessionID>/prompt"}
     answers = (429,)  # a usage budget is spent (usage_app.budgets)
     answer_schemas = {"POST": s.V2_MESSAGE}
 
@@ -159,6 +164,7 @@ class V2PromptView(ApiView):
 
 class V2WaitView(ApiView):
     operation_ids = {"POST": "session.wait"}
+    mounts = {"v2": "session/<str:sessionID>/wait"}
     answer_schemas = {"POST": enveloped(record({"session": ref("SessionV2Info"),
                                                     "message": {"anyOf": [s.MESSAGE_WITH_PARTS, {"type": "null"}]}}))}
 
@@ -172,6 +178,7 @@ class V2WaitView(ApiView):
 
 class V2SessionInterruptView(ApiView):
     operation_ids = {"POST": "session.interrupt"}
+    mounts = {"v2": "session/<str:sessionID>/interrupt"}
 
     @succeeds_with(204)
     def post(self, request, sessionID: str):

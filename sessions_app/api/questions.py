@@ -39,41 +39,50 @@ class QuestionView(PendingView):
 
 class QuestionListView(QuestionView, PendingListView):
     operation_ids = {"GET": "question.list"}
+    mounts = {"original": "question"}
 
 
 class QuestionReplyView(QuestionView, PendingReplyView):
     operation_ids = {"POST": "question.reply"}
+    mounts = {"original": "question/<str:requestID>/reply"}
 
 
 class QuestionRejectView(QuestionView, PendingRejectView):
     operation_ids = {"POST": "question.reject"}
+    mounts = {"original": "question/<str:requestID>/reject"}
 
 
 # ---- v2 -----------------------------------------------------------------------------------------------
 
 class V2QuestionListView(V2RequestView, QuestionListView):
     operation_ids = {"GET": "question.list"}
+    mounts = {"v2": "question"}
     answer_schemas = {"GET": opencode("GET /question")}
 
 
 class V2QuestionReplyView(QuestionView, V2PendingReplyView):
     operation_ids = {"POST": "question.reply"}
+    mounts = {"v2": "question/<str:questionID>/reply"}
 
 
 class V2QuestionRejectView(QuestionView, V2PendingRejectView):
     operation_ids = {"POST": "question.reject"}
+    mounts = {"v2": "question/<str:questionID>/reject"}
 
 
 class V2QuestionRequestListView(QuestionView, PendingRequestListView):
     operation_ids = {"GET": "question.request.list"}
+    mounts = {"v2": "question/request"}
 
 
 class V2SessionQuestionListView(QuestionView, PendingSessionListView):
     operation_ids = {"GET": "session.question.list"}
+    mounts = {"v2": "session/<str:sessionID>/question"}
 
 
 class V2SessionQuestionReplyView(QuestionView):
     operation_ids = {"POST": "session.question.reply"}
+    mounts = {"v2": "session/<str:sessionID>/question/<str:requestID>/reply"}
 
     @takes("reply_body")
     @succeeds_with(204)
@@ -85,3 +94,4 @@ class V2SessionQuestionReplyView(QuestionView):
 
 class V2SessionQuestionRejectView(QuestionView, PendingSessionRejectView):
     operation_ids = {"POST": "session.question.reject"}
+    mounts = {"v2": "session/<str:sessionID>/question/<str:requestID>/reject"}

@@ -40,6 +40,7 @@ def diffs_of(view: ApiView, request, sessionID: str) -> list[dict]:
 
 class RevertView(ApiView):
     operation_ids = {"POST": "session.revert"}
+    mounts = {"original": "session/<str:sessionID>/revert"}
     answers = (409,)
 
     @takes(RevertBody)
@@ -53,6 +54,7 @@ class RevertView(ApiView):
 
 class UnrevertView(ApiView):
     operation_ids = {"POST": "session.unrevert"}
+    mounts = {"original": "session/<str:sessionID>/unrevert"}
     answers = (409,)
 
     def post(self, request, sessionID: str):
@@ -62,6 +64,7 @@ class UnrevertView(ApiView):
 
 class DiffView(ApiView):
     operation_ids = {"GET": "session.diff"}
+    mounts = {"original": "session/<str:sessionID>/diff"}
 
     @takes(query=DiffQuery)
     def get(self, request, sessionID: str):
@@ -70,6 +73,7 @@ class DiffView(ApiView):
 
 class V2DiffView(ApiView):
     operation_ids = {"GET": "session.diff"}
+    mounts = {"v2": "session/<str:sessionID>/diff"}
     answer_schemas = {"GET": enveloped(array(ref("SnapshotFileDiff")))}
 
     @takes(query=DiffQuery)
@@ -84,6 +88,7 @@ class RevertStageBody(serializers.Serializer):
 
 class V2RevertStageView(ApiView):
     operation_ids = {"POST": "session.revert.stage"}
+    mounts = {"v2": "session/<str:sessionID>/revert/stage"}
     answers = (409,)
 
     @takes(RevertStageBody)
@@ -97,6 +102,7 @@ class V2RevertStageView(ApiView):
 
 class V2RevertClearView(ApiView):
     operation_ids = {"POST": "session.revert.clear"}
+    mounts = {"v2": "session/<str:sessionID>/revert/clear"}
     answers = (409,)
 
     @succeeds_with(204)
@@ -107,6 +113,7 @@ class V2RevertClearView(ApiView):
 
 class V2RevertCommitView(ApiView):
     operation_ids = {"POST": "session.revert.commit"}
+    mounts = {"v2": "session/<str:sessionID>/revert/commit"}
     answers = (409,)
 
     @succeeds_with(204)

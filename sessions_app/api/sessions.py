@@ -41,6 +41,7 @@ def request_base_url(request) -> str:
 
 class SessionCollectionView(ApiView):
     operation_ids = {"GET": "session.list", "POST": "session.create"}
+    mounts = {"original": "session"}
 
     @takes(query=s.SessionListQuery, directory=True)
     def get(self, request):
@@ -66,6 +67,7 @@ class SessionCollectionView(ApiView):
 
 class SessionStatusView(ApiView):
     operation_ids = {"GET": "session.status"}
+    mounts = {"original": "session/status"}
 
     def get(self, request):
         return Response(selectors.session_statuses(user=request.user))
@@ -73,6 +75,7 @@ class SessionStatusView(ApiView):
 
 class SessionItemView(ApiView):
     operation_ids = {"GET": "session.get", "PATCH": "session.update", "DELETE": "session.delete"}
+    mounts = {"original": "session/<str:sessionID>"}
 
     def get(self, request, sessionID: str):
         return Response(session_wire(session_from_path(request, sessionID)))
@@ -94,6 +97,7 @@ class SessionItemView(ApiView):
 
 class SessionChildrenView(ApiView):
     operation_ids = {"GET": "session.children"}
+    mounts = {"original": "session/<str:sessionID>/children"}
 
     def get(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
@@ -102,6 +106,7 @@ class SessionChildrenView(ApiView):
 
 class SessionTodoView(ApiView):
     operation_ids = {"GET": "session.todo"}
+    mounts = {"original": "session/<str:sessionID>/todo"}
 
     def get(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
@@ -110,6 +115,7 @@ class SessionTodoView(ApiView):
 
 class SessionForkView(ApiView):
     operation_ids = {"POST": "session.fork"}
+    mounts = {"original": "session/<str:sessionID>/fork"}
 
     @takes(s.ForkBody)
     def post(self, request, sessionID: str):
@@ -120,6 +126,7 @@ class SessionForkView(ApiView):
 
 class SessionShareView(ApiView):
     operation_ids = {"POST": "session.share", "DELETE": "session.unshare"}
+    mounts = {"original": "session/<str:sessionID>/share"}
 
     def post(self, request, sessionID: str):
         session = session_from_path(request, sessionID)
@@ -134,6 +141,7 @@ class SessionShareView(ApiView):
 
 class V2SessionCollectionView(V2RequestView):
     operation_ids = {"GET": "session.list", "POST": "session.create"}
+    mounts = {"v2": "session"}
 
     @takes(query=s.V2SessionListQuery, directory=True)
     def get(self, request):
@@ -180,6 +188,7 @@ class V2SessionCollectionView(V2RequestView):
 
 class V2SessionActiveView(ApiView):
     operation_ids = {"GET": "session.active"}
+    mounts = {"v2": "session/active"}
 
     def get(self, request):
         running = selectors.session_statuses(user=request.user)
@@ -189,6 +198,7 @@ class V2SessionActiveView(ApiView):
 
 class V2SessionItemView(ApiView):
     operation_ids = {"GET": "session.get", "PATCH": "session.update", "DELETE": "session.delete"}
+    mounts = {"v2": "session/<str:sessionID>"}
     answer_schemas = {"PATCH": opencode("GET /api/session/{}"), "DELETE": enveloped(BOOLEAN)}
 
     def get(self, request, sessionID: str):
@@ -210,6 +220,7 @@ class V2SessionItemView(ApiView):
 
 class V2SessionTodoView(ApiView):
     operation_ids = {"GET": "session.todo"}
+    mounts = {"v2": "session/<str:sessionID>/todo"}
     answer_schemas = {"GET": enveloped(opencode("GET /session/{}/todo"))}
 
     def get(self, request, sessionID: str):
@@ -219,6 +230,7 @@ class V2SessionTodoView(ApiView):
 
 class V2SessionContextView(ApiView):
     operation_ids = {"GET": "session.context"}
+    mounts = {"v2": "session/<str:sessionID>/context"}
     answer_schemas = {"GET": s.V2_MESSAGES}
 
     def get(self, request, sessionID: str):
@@ -245,6 +257,7 @@ class ExperimentalSessionListView(ApiView):
     archived ones only when asked; `cursor` = the `time.updated` of the last session of the previous page."""
 
     operation_ids = {"GET": "experimental.session.list"}
+    mounts = {"original": "experimental/session"}
 
     @takes(query=ExperimentalSessionListQuery)
     def get(self, request):
@@ -262,6 +275,7 @@ class ExperimentalSessionBackgroundView(ApiView):
     `false`, nothing was moved to the background."""
 
     operation_ids = {"POST": "experimental.session.background"}
+    mounts = {"original": "experimental/session/<str:sessionID>/background"}
 
     def post(self, request, sessionID: str):
         session_from_path(request, sessionID)

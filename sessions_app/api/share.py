@@ -24,6 +24,7 @@ class _PublicView(APIView):
 
 class SharePageView(_PublicView):
     operation_ids = {"GET": "share.page"}
+    mounts = {"original": "share/<str:shareID>"}
 
     def get(self, request, shareID: str):
         document = self.document(shareID)
@@ -48,6 +49,7 @@ SHARED = record({
 
 class ShareDataView(_PublicView):
     operation_ids = {"GET": "share.data"}
+    mounts = {"original": "share/<str:shareID>/data"}
     answer_schemas = {"GET": SHARED}
 
     def get(self, request, shareID: str):

@@ -51,6 +51,7 @@ class SyncStartView(ApiView):
     """Workspaces here are directories of this server that every worker sees: there is no sync loop to start."""
 
     operation_ids = {"POST": "sync.start"}
+    mounts = {"original": "sync/start"}
 
     @takes(directory=True)
     def post(self, request):
@@ -60,6 +61,7 @@ class SyncStartView(ApiView):
 
 class SyncReplayView(ApiView):
     operation_ids = {"POST": "sync.replay"}
+    mounts = {"original": "sync/replay"}
 
     @takes(ReplayBody, directory=True)
     def post(self, request):
@@ -72,6 +74,7 @@ class SyncReplayView(ApiView):
 
 class SyncStealView(ApiView):
     operation_ids = {"POST": "sync.steal"}
+    mounts = {"original": "sync/steal"}
     answers = (409,)
     allow_workspace = True
 
@@ -103,6 +106,7 @@ class SyncHistoryView(ApiView):
     body (sessionID → last known seq) those after it, for the others all that the log keeps."""
 
     operation_ids = {"POST": "sync.history.list"}
+    mounts = {"original": "sync/history"}
 
     @takes(KnownSequenceBody, directory=True)
     def post(self, request):
@@ -113,6 +117,7 @@ class SyncHistoryView(ApiView):
 
 class MoveSessionView(ApiView):
     operation_ids = {"POST": "experimental.controlPlane.moveSession"}
+    mounts = {"original": "experimental/control-plane/move-session"}
     answers = (409,)
 
     @takes(MoveBody)

@@ -24,6 +24,7 @@ class WorkspaceWarpInput(serializers.Serializer):
 
 class WorkspaceWarpView(ApiView):
     operation_ids = {"POST": "workspace.warp"}
+    mounts = {"v2": "workspace/warp"}
     answer_schemas = {"POST": record({"session": ref("Session"), "copied": {"type": ["object", "null"]}})}
     answers = (409,)
 
@@ -43,6 +44,7 @@ class ExperimentalWarpInput(serializers.Serializer):
 
 class ExperimentalWarpView(ApiView):
     operation_ids = {"POST": "experimental.workspace.warp"}
+    mounts = {"original": "experimental/workspace/warp"}
     answers = (409,)
 
     @takes(ExperimentalWarpInput)

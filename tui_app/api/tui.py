@@ -59,26 +59,28 @@ def _send(view: ApiView, request, event_type: str, properties: dict):
                                          event_type=event_type, properties=properties))
 
 
-def _command_view(name: str, operation_id: str, command: str) -> type[ApiView]:
+def _command_view(name: str, operation_id: str, command: str, mounted_at: str) -> type[ApiView]:
     @takes(directory=True)
     def post(self, request):
         return _send(self, request, "tui.command.execute", {"command": command})
 
-    return type(name, (ApiView,), {"operation_ids": {"POST": operation_id}, "post": post,
+    return type(name, (ApiView,), {"operation_ids": {"POST": operation_id}, "mounts": {"original": mounted_at},
+                                   "post": post,
                                    "__doc__": f"Runs the TUI command {command!r} in the caller's TUIs."})
 
 
 # opencode 1.18 sends "session.list" for open-themes too (a slip in its source); the theme list is meant.
-OpenHelpView = _command_view("OpenHelpView", "tui.openHelp", "help.show")
-OpenSessionsView = _command_view("OpenSessionsView", "tui.openSessions", "session.list")
-OpenThemesView = _command_view("OpenThemesView", "tui.openThemes", "theme.switch")
-OpenModelsView = _command_view("OpenModelsView", "tui.openModels", "model.list")
-SubmitPromptView = _command_view("SubmitPromptView", "tui.submitPrompt", "prompt.submit")
-ClearPromptView = _command_view("ClearPromptView", "tui.clearPrompt", "prompt.clear")
+OpenHelpView = _command_view("OpenHelpView", "tui.openHelp", "help.show", "tui/open-help")
+OpenSessionsView = _command_view("OpenSessionsView", "tui.openSessions", "session.list", "tui/open-sessions")
+OpenThemesView = _command_view("OpenThemesView", "tui.openThemes", "theme.switch", "tui/open-themes")
+OpenModelsView = _command_view("OpenModelsView", "tui.openModels", "model.list", "tui/open-models")
+SubmitPromptView = _command_view("SubmitPromptView", "tui.submitPrompt", "prompt.submit", "tui/submit-prompt")
+ClearPromptView = _command_view("ClearPromptView", "tui.clearPrompt", "prompt.clear", "tui/clear-prompt")
 
 
 class AppendPromptView(ApiView):
     operation_ids = {"POST": "tui.appendPrompt"}
+    mounts = {"original": "tui/append-prompt"}
 
     @takes(TextBody, directory=True)
     def post(self, request):
@@ -88,6 +90,7 @@ class AppendPromptView(ApiView):
 
 class ExecuteCommandView(ApiView):
     operation_ids = {"POST": "tui.executeCommand"}
+    mounts = {"original": "tui/execute-command"}
 
     @takes(CommandBody, directory=True)
     def post(self, request):
@@ -97,6 +100,7 @@ class ExecuteCommandView(ApiView):
 
 class ShowToastView(ApiView):
     operation_ids = {"POST": "tui.showToast"}
+    mounts = {"original": "tui/show-toast"}
 
     @takes(ToastBody, directory=True)
     def post(self, request):
@@ -105,6 +109,7 @@ class ShowToastView(ApiView):
 
 class SelectSessionView(ApiView):
     operation_ids = {"POST": "tui.selectSession"}
+    mounts = {"original": "tui/select-session"}
 
     @takes(SessionBody, directory=True)
     def post(self, request):
@@ -119,6 +124,7 @@ PUBLISH_BODIES = {"tui.prompt.append": TextBody, "tui.command.execute": CommandB
 
 class PublishView(ApiView):
     operation_ids = {"POST": "tui.publish"}
+    mounts = {"original": "tui/publish"}
 
     @takes(PublishBody, directory=True)
     def post(self, request):
@@ -133,6 +139,7 @@ class ControlNextView(ApiView):
     """Long-poll: the oldest request for the caller's control client, or 204 after the wait."""
 
     operation_ids = {"GET": "tui.control.next"}
+    mounts = {"original": "tui/control/next"}
 
     @succeeds_with(200, 204)
     def get(self, request):
@@ -142,6 +149,7 @@ class ControlNextView(ApiView):
 
 class ControlResponseView(ApiView):
     operation_ids = {"POST": "tui.control.response"}
+    mounts = {"original": "tui/control/response"}
 
     def post(self, request):
         if request.data is None:

@@ -59,6 +59,7 @@ USAGE_ROW = record({
 class UsageView(ApiView):
     """Model calls summed: the caller's own, or anyone's for staff (`person`, `group`)."""
     operation_ids = {"GET": "usage.list"}
+    mounts = {"v2": "usage"}
     answer_schemas = {"GET": record({"data": array(USAGE_ROW)})}
     answer_media_types = {"GET": {"text/csv": {"type": "string"}, "application/x-ndjson": {"type": "string"}}}
 
