@@ -1,6 +1,9 @@
 """The battery every route gets for free, generated from the URL conf: anonymous callers are refused,
-another user's ids are 404s, malformed bodies are 400s that name the field and store nothing, unknown ids
-are 404/400 (never 500), and every operation of the spec has a route."""
+another user's ids are 404s, malformed bodies are 400s that name the field and change no row and no file,
+unknown ids are 404/400 (never 500) that change nothing either, and every operation of the spec has a route."""
+import hashlib
+from pathlib import Path
+
 import pytest
 from django.apps import apps
 
@@ -47,44 +50,62 @@ def test_every_route_refuses_a_wrong_token(anon, route):
     assert status == 401, route
 
 
-OUR_APPS = ("agentserver", "auth_app", "projects_app", "providers_app", "pty_app", "sessions_app", "tui_app")
+OUR_APPS = ("agentserver", "audit_app", "auth_app", "policy_app", "projects_app", "providers_app", "pty_app",
+            "sessions_app", "tui_app", "usage_app", "web_app")
 
 
 # Authenticating a request notes the token's first use from its address (auth_app/token_use.py, for the
-# audit log), whatever the request then asks: a fact about the credential, not a change the request made.
-AUTHENTICATION = ("auth_app.TokenAddress",)
+# audit log) and, once a minute, when the token was last used, whatever the request then asks: facts about
+# the credential, not changes the request made.
+AUTHENTICATION = ("auth_app.TokenAddress", "audit_app.ChainHead")  # the chain's head moves with any record
+AUTHENTICATION_FIELDS = {"auth_app.ApiToken": {"last_used"}}
+AUTHENTICATION_RECORDS = {"audit_app.AuditRecord": {"action": "token.first_use"}}
 
 
-def row_counts(*, ignore: tuple[str, ...] = ()) -> dict[str, int]:
-    """Rows of every model of ours: a refused request must leave every count as it was."""
-    return {model._meta.label: model.objects.count()
-            for app in OUR_APPS for model in apps.get_app_config(app).get_models()
-            if model._meta.label not in ignore + AUTHENTICATION}
+def stored_state(*, ignore: tuple[str, ...] = (), files: Path | None = None) -> dict[str, str]:
+    """A digest of every row of every model of ours, and of the files under `files`: a refused request
+    must leave every row and file as it was (not only as many)."""
+    state = {}
+    for app in OUR_APPS:
+        for model in apps.get_app_config(app).get_models():
+            label = model._meta.label
+            if label in ignore + AUTHENTICATION:
+                continue
+            fields = [f.attname for f in model._meta.concrete_fields
+                      if f.attname not in AUTHENTICATION_FIELDS.get(label, ())]
+            rows = (model.objects.exclude(**AUTHENTICATION_RECORDS.get(label, {})).order_by("pk")
+                    .values_list(*fields))
+            state[label] = hashlib.sha256(repr(list(rows)).encode()).hexdigest()
+    if files is not None:
+        listing = sorted((str(path.relative_to(files)), path.read_bytes() if path.is_file() else b"")
+                         for path in files.rglob("*") if ".git" not in path.relative_to(files).parts[:1])
+        state["files"] = hashlib.sha256(repr(listing).encode()).hexdigest()
+    return state
 
 
-# alice's runners may still publish (a title being generated) while the battery asks: the event log is
-# counted where nothing runs (the malformed JSON test), not beside them.
-BACKGROUND = ("agentserver.EventLog",)
+# alice's runners may still publish (a title being generated) and renew their leases while the battery asks:
+# the event log and the leases are compared where nothing runs (the malformed JSON test), not beside them.
+BACKGROUND = ("agentserver.EventLog", "sessions_app.SessionLease")
 
 
 @pytest.mark.parametrize("route", WITH_BODY, ids=_ids(WITH_BODY))
 def test_every_body_route_answers_malformed_json_with_400(alice, route):
-    before = row_counts()
+    before = stored_state(files=alice.repo)
     status, _, response = send(alice.client, route, content=b'{"nope', params={"directory": str(alice.repo)},
                                headers={"Content-Type": "application/json"})
     assert status == 400, route
     assert response.json()["name"] == "BadRequestError"
-    assert row_counts() == before
+    assert stored_state(files=alice.repo) == before
 
 
 @pytest.mark.parametrize("route", WITH_IDS, ids=_ids(WITH_IDS))
 def test_every_route_answers_an_unknown_id_with_404_or_400(alice, route):
     kwargs = {"json": {}} if route.method in ("POST", "PUT", "PATCH") else {}
-    before = row_counts()
+    before = stored_state(files=alice.repo)
     status, _, response = send(alice.client, route, params={"directory": str(alice.repo)}, **kwargs)
     assert status in (400, 404), (route, status, response and response.text)
     assert response.json()["name"] in ("NotFoundError", "BadRequestError")
-    assert row_counts() == before
+    assert stored_state(files=alice.repo) == before
 
 
 def test_every_drf_route_declares_its_operation_ids():
@@ -275,14 +296,15 @@ def test_every_body_route_refuses_a_wrongly_typed_field_by_name_and_stores_nothi
                                f"OWN_MALFORMED_BODIES")
                 field, value = found
                 body = {field: value}
-            before = row_counts(ignore=BACKGROUND)
+            before = stored_state(ignore=BACKGROUND, files=alice.repo)
             status, response = ask(alice.client, route, route_values(objects, route), body, alice.repo)
             data = response.json().get("data", {}) if response is not None else {}
             named = [issue for issue in data.get("issues") or [] if issue.get("path", [None])[0] == field]
             if status != 400 or not named or field not in data.get("message", ""):
                 wrong.append(f"{route} with {body}: {status} {data}")
-            elif row_counts(ignore=BACKGROUND) != before:
-                wrong.append(f"{route} with {body}: stored something")
+            elif (after := stored_state(ignore=BACKGROUND, files=alice.repo)) != before:
+                changed = sorted(label for label in before if before[label] != after.get(label))
+                wrong.append(f"{route} with {body}: changed {changed}")
         assert not wrong, "\n".join(wrong)
         persona_objects.assert_intact(alice, objects)
     finally:
