@@ -90,15 +90,17 @@ def _url_pattern(pattern: str, views: list) -> URLPattern:
         if len(views) != 1:
             raise ImproperlyConfigured(f"{pattern}: a stream view shares its URL with nothing")
         return path(pattern, functions[0], name=functions[0].operation_id)
+    for view in views:  # each checked before any is ordered by its methods
+        operations = getattr(view, "operation_ids", None) or {}
+        if not operations:
+            raise ImproperlyConfigured(f"{pattern}: {view.__name__} declares no operation_ids")
+        if set(operations) - set(METHOD_ORDER):
+            raise ImproperlyConfigured(f"{pattern}: {view.__name__} serves a method outside {METHOD_ORDER}")
     views.sort(key=_first_method)
     view_class = views[0] if len(views) == 1 else combine(*views)
-    operations = getattr(view_class, "operation_ids", {})
-    if not operations:
-        raise ImproperlyConfigured(f"{pattern}: {view_class.__name__} declares no operation_ids")
-    methods = [method for method in METHOD_ORDER if method in operations]
-    if len(methods) != len(operations):
-        raise ImproperlyConfigured(f"{pattern}: {view_class.__name__} serves a method outside {METHOD_ORDER}")
-    return path(pattern, view_class.as_view(), name=operations[methods[0]])
+    operations = view_class.operation_ids
+    first = next(method for method in METHOD_ORDER if method in operations)
+    return path(pattern, view_class.as_view(), name=operations[first])
 
 
 def _first_method(view: type) -> int:
