@@ -21,6 +21,10 @@ answer. `python bench/agent.py fake PORT DIRECTORY...` serves it on PORT and wri
 it once for both servers, and a run points at it with --llm. Without --llm a run starts its own fake in
 this process and writes the directory's opencode.json (restored at the end).
 
+AGENT_TOOLS=N (default 1) makes the first model call ask for N `bash` calls at once; the answer then needs
+all N outputs to be `hi`. A tool-heavy run shows a cost per tool call (the audit record's) apart from the
+cost per model call.
+
 It also counts each batch's model calls per prompt (those the fake answered, --llm-log naming a separate
 fake's output) and tool calls per prompt (the sessions' tool parts).
 
@@ -59,9 +63,10 @@ class ToolThenAnswer(FakeLLM):
     the model calls it answers, and with `log_calls` writes one line per call to stdout, so a run against a
     fake in another process can count them (--llm-log)."""
 
-    def __init__(self, port: int = 0, *, log_calls: bool = False):
+    def __init__(self, port: int = 0, *, log_calls: bool = False, tools: int = 1):
         self.calls = 0
         self._log_calls = log_calls
+        self._tools = tools
         super().__init__(port)
 
     def _next_reply(self, request: RecordedRequest) -> Reply:
@@ -75,9 +80,15 @@ class ToolThenAnswer(FakeLLM):
         messages = request.body.get("messages") or []
         last = messages[-1] if messages else {}
         if last.get("role") == "tool":
-            output = _text(last.get("content")).strip()
-            return Reply(text=ANSWER if output == TOOL_OUTPUT else f"Unexpected tool output: {output!r}")
-        return Reply(tool_calls=[("bash", {"command": COMMAND, "description": "Print hi"})])
+            outputs = [_text(m.get("content")).strip() for m in messages if m.get("role") == "tool"]
+            wrong = [output for output in outputs if output != TOOL_OUTPUT]
+            if wrong:
+                return Reply(text=f"Unexpected tool output: {wrong[0]!r}")
+            if len(outputs) != self._tools:
+                return Reply(text=f"Expected {self._tools} tool outputs, got {len(outputs)}")
+            return Reply(text=ANSWER)
+        return Reply(tool_calls=[("bash", {"command": COMMAND, "description": "Print hi" if self._tools == 1
+                                           else f"Print hi ({n})"}) for n in range(1, self._tools + 1)])
 
 
 def _text(content) -> str:
@@ -367,8 +378,8 @@ def per_call(names: tuple[str, str], counts: list[int], median) -> None:
 
 
 # ---------------------------------------------------------------- entry points
-def serve_fake(port: int, directories: list[str]) -> None:
-    fake = ToolThenAnswer(port, log_calls=True)
+def serve_fake(port: int, directories: list[str], tools: int) -> None:
+    fake = ToolThenAnswer(port, log_calls=True, tools=tools)
     for directory in directories:
         write_config(directory, fake.base_url)
     print(fake.base_url, flush=True)
@@ -387,7 +398,8 @@ def main() -> int:
         compare(argv[2:split], argv[split + 1:], names=(argv[0], argv[1]))
         return 0
     if len(sys.argv) > 2 and sys.argv[1] == "fake":
-        serve_fake(int(sys.argv[2]), [os.path.realpath(d) for d in sys.argv[3:]])
+        serve_fake(int(sys.argv[2]), [os.path.realpath(d) for d in sys.argv[3:]],
+                   tools=int(os.environ.get("AGENT_TOOLS", "1")))
         return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("base_url")
@@ -406,7 +418,7 @@ def main() -> int:
     args.directory = os.path.realpath(os.path.expanduser(args.directory))
     args.sessions = [int(k) for k in args.sessions.split(",")]
     args.headers = {"Authorization": f"Bearer {args.token}"} if args.token else {}
-    fake = None if args.llm else ToolThenAnswer()
+    fake = None if args.llm else ToolThenAnswer(tools=int(os.environ.get("AGENT_TOOLS", "1")))
     args.model_calls = (lambda: fake.calls) if fake is not None else \
         (lambda: _lines(args.llm_log)) if args.llm_log else None
     previous = write_config(args.directory, args.llm or fake.base_url)

@@ -19,6 +19,7 @@
 #               embedded default: AGENT_BEFORE names the other checkout (a git worktree with .venv linked),
 #               this one is `after`; alternating ROUNDS times; the ratio table (after / before) and the server
 #               CPU per model call, with what `after` costs more per model call and per tool call.
+#               AGENT_TOOLS=N (agent, agent-compare): the model asks for N bash calls at once (default 1).
 #   chaos       bench/chaos.py (only when named): two hosts behind nginx under prompt load, one killed with
 #               SIGKILL every 20-40 s, CHAOS_SECONDS (600) long; its own database bench_chaos and Redis db 6.
 #
@@ -31,6 +32,7 @@
 #     ROUNDS=5 SECONDS_PER_RUN=3 bash bench/perf.sh throughput
 #     ROUNDS=1 AGENT_SESSIONS=1,8 bash bench/perf.sh agent
 #     AGENT_BEFORE=/work/wt-before ROUNDS=5 AGENT_SESSIONS=1,8 bash bench/perf.sh agent-compare
+#     AGENT_TOOLS=10 AGENT_BEFORE=/work/wt-no-audit ROUNDS=8 AGENT_SESSIONS=1,8 bash bench/perf.sh agent-compare
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python

@@ -66,3 +66,25 @@ def test_the_fake_model_calls_bash_then_answers_with_what_came_back():
         assert reply(title, user).text == "Bench session"
     finally:
         fake.close()
+
+
+def test_a_tool_heavy_fake_asks_for_every_call_at_once_and_wants_every_output_back():
+    """AGENT_TOOLS=N (bench/perf.sh): the first model call asks for N bash calls; the answer needs all N."""
+    bench = load_bench()
+    fake = bench.ToolThenAnswer(tools=3)
+    try:
+        def reply(*messages):
+            return fake._next_reply(RecordedRequest("openai", "/v1/chat/completions", {},
+                                                    {"messages": list(messages)}))
+
+        user = {"role": "user", "content": bench.PROMPT}
+        assert reply(user).tool_calls == [("bash", {"command": "echo hi", "description": f"Print hi ({n})"})
+                                          for n in (1, 2, 3)]
+        call = {"role": "assistant", "tool_calls": [{"id": f"call_fake_{n}"} for n in range(3)]}
+        hi = {"role": "tool", "content": "hi\n"}
+        assert reply(user, call, hi, hi, hi).text == bench.ANSWER
+        assert reply(user, call, hi, hi).text == "Expected 3 tool outputs, got 2"
+        assert reply(user, call, hi, {"role": "tool", "content": "denied"}, hi).text == \
+            "Unexpected tool output: 'denied'"
+    finally:
+        fake.close()
