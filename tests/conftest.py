@@ -185,6 +185,9 @@ def start_server(env_overrides: dict | None = None, *, log_dir: Path) -> LiveSer
         DATABASE_URL=database_url_for(connection.settings_dict),
         AGENTSERVER_DATA_DIR=str(settings.DATA_DIR),
         AGENTSERVER_SSE_HEARTBEAT_SECONDS=os.environ.get("AGENTSERVER_SSE_HEARTBEAT_SECONDS", "10"),
+        # tui.control.next holds an empty queue's request this long before its 204 (25 s by default): the
+        # battery's list check and the fuzzer call it with nothing queued, and waited 25 s a call.
+        AGENTSERVER_TUI_CONTROL_WAIT_SECONDS=os.environ.get("AGENTSERVER_TUI_CONTROL_WAIT_SECONDS", "2"),
         PYTHONUNBUFFERED="1",
         AGENTSERVER_DB_POOL="8",  # many test workers share PostgreSQL's 100 connections
         # The interpreter (venv + base install) and tests/fakes, read-only in users' sandboxes: tests start
