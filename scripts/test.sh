@@ -40,5 +40,7 @@ if { [ ! -e .tools/node_modules/typescript-language-server/lib/cli.mjs ] \
     typescript@5.9.3 >/dev/null \
     || echo "warning: could not install typescript-language-server; its test will be skipped"
 fi
-# Two processes (one per core), each with its own live server and test database; files stay together.
-exec .venv/bin/python -m pytest -n "${TEST_WORKERS:-2}" --dist loadfile "$@"
+# Three processes, each with its own live server and test database; files stay together, the longest first
+# (tests/conftest.py orders them; xdist's own reordering, by number of tests, is off). On two cores a third
+# process fills the time the others wait on servers, browsers and clients: 7.0 min against 9.3 with two.
+exec .venv/bin/python -m pytest -n "${TEST_WORKERS:-3}" --dist loadfile --no-loadscope-reorder "$@"

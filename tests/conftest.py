@@ -30,6 +30,8 @@ SCALED = bool(os.environ.get("REDIS_URL")) and os.environ.get("DATABASE_URL", ""
 def pytest_configure(config):
     config.addinivalue_line("markers", "scaled: needs PostgreSQL + Redis (runs in the scaled pass only)")
     config.addinivalue_line("markers", "embedded: needs SQLite (runs in the embedded pass only)")
+    config.addinivalue_line("markers", "long_running(seconds): a file that takes about this long; the longest "
+                                       "files are handed to the test processes first")
     from django.test import TransactionTestCase
 
     TransactionTestCase._fixture_teardown = _empty_the_tables
@@ -78,6 +80,15 @@ def pytest_collection_modifyitems(config, items):
     if elsewhere:
         config.hook.pytest_deselected(items=elsewhere)
         items[:] = [item for item in items if not item.get_closest_marker(other)]
+    # xdist's --dist loadfile hands out files in this order, each to the next free process: the longest first,
+    # so that no process starts a long file while the others run out of work (the schemathesis file, 100 s,
+    # once came last and ran alone for its whole budget). The sort is stable: a file's tests stay together.
+    items.sort(key=lambda item: -_expected_seconds(item))
+
+
+def _expected_seconds(item) -> float:
+    marker = item.get_closest_marker("long_running")
+    return marker.kwargs["seconds"] if marker else 0
 
 
 def pytest_report_header(config):

@@ -11,6 +11,8 @@ from tests.foundation import objects as persona_objects
 from tests.foundation.bodies import malformed_field
 from tests.foundation.routes import all_routes, spec_operations
 
+pytestmark = pytest.mark.long_running(seconds=40)  # scheduled before shorter files (tests/conftest.py)
+
 ROUTES = all_routes()
 PUBLIC = {"global.health", "health.get"}
 

@@ -33,7 +33,7 @@ CONNECT_SECONDS = 10.0
 # The longest any caller waits for one server to connect, whatever its configured timeout (up to ten minutes):
 # a request that lists or adds servers answers within this, a server still silent by then has failed (a local
 # command that never speaks MCP, `/bin/bash` say, held GET /mcp for its whole timeout).
-CONNECT_WAIT_CAP_SECONDS = 20.0
+CONNECT_WAIT_CAP_SECONDS = float(os.environ.get("AGENTSERVER_MCP_CONNECT_WAIT_CAP_SECONDS", "20"))
 REQUEST_SECONDS = 30.0
 TOOL_CALL_SECONDS = 300.0
 FAILURE_TTL_SECONDS = 30.0

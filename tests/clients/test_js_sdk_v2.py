@@ -16,6 +16,8 @@ from tests.fakes.fixtures import FAKE_MODEL, FAKE_PROVIDER, Reply
 from tests.permissions.helpers import question_in_background, session_for, wait_pending
 from tests.sessions.helpers import add_message, add_turns
 
+pytestmark = pytest.mark.long_running(seconds=15)  # scheduled before shorter files (tests/conftest.py)
+
 HERE = Path(__file__).resolve().parent
 UNKNOWN_SESSION = "ses_0000000000000000000000000a"
 UNKNOWN_MESSAGE = "msg_0000000000000000000000000a"

@@ -4,8 +4,12 @@ POST /permission/{id}/reply."""
 import json
 import subprocess
 
+import pytest
+
 from tests.clients.conftest import describe, run_opencode, server_requests
 from tests.fakes.fixtures import Reply
+
+pytestmark = pytest.mark.long_running(seconds=15)  # scheduled before shorter files (tests/conftest.py)
 
 
 def test_it_prints_the_answer_and_exits_zero(server, alice, llm, opencode_bin, client_env):

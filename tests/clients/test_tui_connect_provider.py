@@ -6,7 +6,8 @@ import pytest
 from tests.clients.conftest import attach_args, server_requests
 from tests.clients.tui import Tui
 
-pytestmark = pytest.mark.skipif(not Tui.available(), reason="tmux is not installed")
+pytestmark = [pytest.mark.skipif(not Tui.available(), reason="tmux is not installed"),
+              pytest.mark.long_running(seconds=20)]  # scheduled before shorter files (tests/conftest.py)
 
 API_KEY = "sk-tui-connect-0123456789abcdef"
 

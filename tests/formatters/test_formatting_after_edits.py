@@ -3,7 +3,11 @@ Python when the project uses ruff, as opencode decides); formatter.status says w
 `formatter: false` and `disabled` turn them off; config entries add formatters of their own."""
 import os
 
+import pytest
+
 from tests.lsp.helpers import new_session, run_tool_call, set_config
+
+pytestmark = pytest.mark.long_running(seconds=20)  # scheduled before shorter files (tests/conftest.py)
 
 UNFORMATTED = "def f( a,b ):\n  return {'a':a,'b':b}\n"
 FORMATTED = 'def f(a, b):\n    return {"a": a, "b": b}\n'

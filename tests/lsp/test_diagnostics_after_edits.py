@@ -3,8 +3,12 @@ come back in the tool's output and `metadata.diagnostics` (opencode's rendering)
 carries them, and `lsp.client.diagnostics` / `lsp.updated` go out as events."""
 import os
 
+import pytest
+
 from tests.events.sse_client import open_stream
 from tests.lsp.helpers import FIXED, TYPE_ERROR, new_session, run_tool_call
+
+pytestmark = pytest.mark.long_running(seconds=25)  # scheduled before shorter files (tests/conftest.py)
 
 
 def model_calls(llm):

@@ -2,9 +2,13 @@
 instance.dispose stops them (no process is left); each user sees only their own; `lsp: false` starts none."""
 import os
 
+import pytest
+
 from tests.fakes.fixtures import configure_fake_provider
 from tests.lsp.helpers import (FIXED, TYPE_ERROR, alive, language_servers_of, new_session, run_tool_call, set_config,
                                wait_for)
+
+pytestmark = pytest.mark.long_running(seconds=30)  # scheduled before shorter files (tests/conftest.py)
 
 
 def start_server(persona, llm, name="totals.py", content=FIXED) -> str:

@@ -3,10 +3,13 @@ AGENTSERVER_LSP_MAX_SERVERS (the least recently used goes first). Each case runs
 import os
 
 import httpx
+import pytest
 
 from tests.fakes.fixtures import Reply
 from tests.lsp.helpers import FIXED, alive, language_servers_of, wait_for
 from tests.runner.conftest import text_prompt
+
+pytestmark = pytest.mark.long_running(seconds=15)  # scheduled before shorter files (tests/conftest.py)
 
 
 class Remote:

@@ -79,13 +79,22 @@ def test_anonymous_callers_are_refused(anon):
         assert anon.post(path).status_code == 401
 
 
-def test_a_server_that_never_speaks_mcp_fails_without_holding_the_request_for_its_timeout(alice):
+def test_a_server_that_never_speaks_mcp_fails_without_holding_the_request_for_its_timeout(alice, server_factory):
     """A local command that never answers (bash reading the protocol as commands) with a timeout of minutes:
-    adding it and listing the servers answer with its failure instead of waiting the whole timeout (found by
-    the contract test: POST /mcp and GET /mcp held for 258 s)."""
+    adding it and listing the servers answer with its failure once the wait's cap is up, instead of waiting
+    the whole timeout (found by the contract test: POST /mcp and GET /mcp held for 258 s). A worker whose cap
+    is 3 s instead of 20, so the test waits that long."""
+    import time
+
+    import httpx
+
+    live = server_factory({"AGENTSERVER_MCP_CONNECT_WAIT_CAP_SECONDS": "3"})
     body = {"name": "silent", "config": {"type": "local", "command": ["/bin/bash"], "timeout": 258_556}}
-    added = alice.post("/mcp", params={"directory": str(alice.repo)}, json=body, timeout=60)
-    assert added.status_code == 200, added.text
-    assert added.json()["silent"]["status"] == "failed"
-    listed = alice.get("/mcp", params={"directory": str(alice.repo)}, timeout=60)
-    assert listed.json()["silent"]["status"] == "failed"
+    with httpx.Client(base_url=live.url, headers={"Authorization": f"Bearer {alice.token}"}, timeout=60) as client:
+        began = time.monotonic()
+        added = client.post("/mcp", params={"directory": str(alice.repo)}, json=body)
+        assert added.status_code == 200, added.text
+        assert added.json()["silent"]["status"] == "failed"
+        assert time.monotonic() - began < 30
+        listed = client.get("/mcp", params={"directory": str(alice.repo)})
+        assert listed.json()["silent"]["status"] == "failed"

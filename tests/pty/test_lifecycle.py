@@ -8,6 +8,8 @@ from tests.pty.conftest import (
     Screen, children_of, create_pty, open_socket, pid_alive, shell_body, wait_for,
 )
 
+pytestmark = pytest.mark.long_running(seconds=35)  # scheduled before shorter files (tests/conftest.py)
+
 
 def session_of(leader: int) -> list[int]:
     """Every live process started under the terminal's first process (the sandbox gives the shell a session of

@@ -2,7 +2,11 @@
 import asyncio
 import os
 
+import pytest
+
 from tests.pty.conftest import Screen, create_pty, open_socket, shell_body, wait_for
+
+pytestmark = pytest.mark.long_running(seconds=15)  # scheduled before shorter files (tests/conftest.py)
 
 
 async def test_resize_is_seen_by_stty_size(alice, cleanup_ptys):

@@ -10,6 +10,8 @@ from tests.fakes.fixtures import Reply
 from tests.runner.conftest import text_prompt, wait_until
 from tests.runner.test_restart_and_retry import FAST, Remote, new_session
 
+pytestmark = pytest.mark.long_running(seconds=30)  # scheduled before shorter files (tests/conftest.py)
+
 QUESTION = {"questions": [{"question": "Which colour?", "header": "Colour",
                            "options": [{"label": "red", "description": "warm"},
                                        {"label": "blue", "description": "cool"}]}]}

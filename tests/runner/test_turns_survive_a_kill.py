@@ -5,9 +5,13 @@ answer, complete, and no aborted message. (The model stream's case is in test_re
 import json
 import signal
 
+import pytest
+
 from tests.fakes.fixtures import Reply
 from tests.runner.conftest import text_prompt, wait_until
 from tests.runner.test_restart_and_retry import FAST, Remote, new_session
+
+pytestmark = pytest.mark.long_running(seconds=25)  # scheduled before shorter files (tests/conftest.py)
 
 READ_ME = "README.md"
 

@@ -9,6 +9,8 @@ from django.contrib.sessions.models import Session
 
 from tests.web.conftest import csrf_of, sign_in_form
 
+pytestmark = pytest.mark.long_running(seconds=30)  # scheduled before shorter files (tests/conftest.py)
+
 LIMITS = {"AGENTSERVER_SIGNIN_FAILURES_PER_USER": "3", "AGENTSERVER_SIGNIN_FAILURES_PER_ADDRESS": "6",
           "AGENTSERVER_SIGNIN_FAILURES_PER_USER_NEW_BROWSERS": "8"}
 

@@ -10,6 +10,8 @@ import websockets
 
 from tests.web.conftest import SAME_ORIGIN, sign_in_form
 
+pytestmark = pytest.mark.long_running(seconds=15)  # scheduled before shorter files (tests/conftest.py)
+
 CROSS_SITE = [
     {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "cors"},
     {"Sec-Fetch-Site": "same-site", "Sec-Fetch-Mode": "cors"},  # another port or subdomain is another origin

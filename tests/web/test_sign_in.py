@@ -9,6 +9,8 @@ from django.contrib.sessions.models import Session
 
 from tests.web.conftest import SAME_ORIGIN, csrf_of, sign_in_form
 
+pytestmark = pytest.mark.long_running(seconds=15)  # scheduled before shorter files (tests/conftest.py)
+
 
 def test_signed_out_browsers_are_sent_to_the_sign_in_page(browser_client):
     for path in ("/", "/L3RtcC9yZXBv/session", "/account"):

@@ -12,6 +12,8 @@ from tests.fakes.oidc_provider import FakeIdentityProvider
 from tests.web.conftest import SAME_ORIGIN, screenshot
 from web_app.models import SingleSignOnIdentity
 
+pytestmark = pytest.mark.long_running(seconds=20)  # scheduled before shorter files (tests/conftest.py)
+
 
 @pytest.fixture(scope="module")
 def idp():

@@ -16,6 +16,8 @@ import pytest
 from tests.web.conftest import sign_in_form
 from web_app.assets import CONTENT_TYPES, IMMUTABLE, REVALIDATE, with_session_script
 
+pytestmark = pytest.mark.long_running(seconds=20)  # scheduled before shorter files (tests/conftest.py)
+
 
 def app_files(copy: Path) -> list[str]:
     return sorted(str(p.relative_to(copy)) for p in copy.rglob("*")

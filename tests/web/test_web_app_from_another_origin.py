@@ -12,7 +12,8 @@ from tests.fakes.fixtures import configure_fake_provider
 from tests.web.conftest import FIRST_ANSWER_MS, RequestLog, TerminalFrames, screenshot
 from web_app.install import ThrowawayServer, opencode_binary
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.timeout(240),
+              pytest.mark.long_running(seconds=30)]  # scheduled before shorter files (tests/conftest.py)
 
 
 @pytest.fixture

@@ -17,7 +17,8 @@ from tests.fakes.fixtures import configure_fake_provider
 from tests.fakes.llm import Reply
 from tests.web.conftest import ARTIFACTS, FIRST_ANSWER_MS, SAME_ORIGIN, RequestLog, TerminalFrames, screenshot
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.timeout(240),
+              pytest.mark.long_running(seconds=45)]  # scheduled before shorter files (tests/conftest.py)
 VIEWPORT = {"width": 1400, "height": 900}
 
 
