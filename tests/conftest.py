@@ -74,6 +74,7 @@ def _empty_the_tables(test_case) -> None:
                     raise
 
 
+@pytest.hookimpl(trylast=True)  # after pytest-django's own order (by kind of database use), which it keeps
 def pytest_collection_modifyitems(config, items):
     other = "embedded" if SCALED else "scaled"
     elsewhere = [item for item in items if item.get_closest_marker(other)]
@@ -82,8 +83,12 @@ def pytest_collection_modifyitems(config, items):
         items[:] = [item for item in items if not item.get_closest_marker(other)]
     # xdist's --dist loadfile hands out files in this order, each to the next free process: the longest first,
     # so that no process starts a long file while the others run out of work (the schemathesis file, 100 s,
-    # once came last and ran alone for its whole budget). The sort is stable: a file's tests stay together.
-    items.sort(key=lambda item: -_expected_seconds(item))
+    # once came last and ran alone for its whole budget). Then by where each file first came, its tests
+    # together, in the order they had.
+    first = {}
+    for index, item in enumerate(items):
+        first.setdefault(item.path, index)
+    items.sort(key=lambda item: (-_expected_seconds(item), first[item.path]))
 
 
 def _expected_seconds(item) -> float:

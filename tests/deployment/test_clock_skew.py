@@ -10,7 +10,9 @@ from tests.hosts.cluster import faketime_preload
 from tests.runner.conftest import text_prompt, wait_idle, wait_until
 from tests.runner.test_restart_and_retry import Remote
 
-pytestmark = pytest.mark.scaled  # skewed hosts need the database's clock: on SQLite it is each process's own
+# Skewed hosts need the database's clock: on SQLite it is each process's own.
+pytestmark = [pytest.mark.scaled,
+              pytest.mark.long_running(seconds=20)]  # scheduled before shorter files (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

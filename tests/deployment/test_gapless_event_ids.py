@@ -5,7 +5,11 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.long_running(seconds=18)  # scheduled before shorter files (tests/conftest.py)
 
 PUBLISHERS, EACH = 4, 1500
 

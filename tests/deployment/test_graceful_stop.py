@@ -17,7 +17,8 @@ from tests.runner.test_restart_and_retry import Remote
 WORDS = " ".join(f"w{i}" for i in range(40))
 
 
-pytestmark = pytest.mark.scaled
+pytestmark = [pytest.mark.scaled,
+              pytest.mark.long_running(seconds=30)]  # scheduled before shorter files (tests/conftest.py)
 
 
 def assistants(persona, sid: str) -> list[dict]:

@@ -10,6 +10,8 @@ from tests.fakes.fixtures import Reply, configure_fake_provider
 from tests.hosts.helpers import via
 from tests.runner.conftest import text_prompt, wait_until
 
+pytestmark = pytest.mark.long_running(seconds=18)  # scheduled before shorter files (tests/conftest.py)
+
 SESSIONS = 32
 LIMIT = Decimal("0.08")  # reached in the second round of calls: the first is 32 × $0.002
 # The fake model's input price is $1 per million tokens: each call costs exactly $0.002.
@@ -55,7 +57,8 @@ def test_concurrent_sessions_on_two_hosts_stop_within_the_calls_in_flight(alice,
     spent = sum(Decimal(str(record.cost)) for record in records)
     assert LIMIT <= spent <= LIMIT + SESSIONS * CALL_COST, spent
     # Every request the model answered is one record, none counted twice.
-    assert len(records) == len(fake_llm.requests) == len({record.call_id for record in records})
+    assert len(records) == len(fake_llm.requests) == len({record.call_id for record in records}), \
+        _per_session(records, fake_llm.requests)
     assert {record.outcome for record in records} == {"completed"}
 
     counted = {record.message_id: record for record in records}
@@ -79,3 +82,17 @@ def test_concurrent_sessions_on_two_hosts_stop_within_the_calls_in_flight(alice,
         refused = side.post(f"/session/{sessions[0]}/message", json=text_prompt("more"))
         assert refused.status_code == 429 and refused.json()["name"] == "BudgetExceededError", refused.text
     assert len(fake_llm.requests) == len(records)
+
+
+def _per_session(records, requests) -> str:
+    """Where records and the model's requests differ, session by session (the requests carry x-session-id),
+    and how each of those sessions' records ended, on which worker."""
+    from collections import Counter
+
+    asked = Counter(request.headers.get("x-session-id") for request in requests)
+    counted = Counter(record.session_id for record in records)
+    differ = sorted(sid for sid in set(asked) | set(counted) if asked[sid] != counted[sid])
+    lines = [f"{sid}: {asked[sid]} requests, {counted[sid]} records: "
+             + ", ".join(f"{r.call_id} {r.outcome} by {r.ended_by} on {r.worker} at {r.at:%H:%M:%S.%f}"
+                         for r in records if r.session_id == sid) for sid in differ]
+    return "records and requests differ:\n" + "\n".join(lines)

@@ -4,6 +4,7 @@ terminals leave the list, the next prompt is answered. Stopped gracefully (SIGTE
 again mid-turn: the turn completes whole, and an event stream that was on the stopped host resumes with
 Last-Event-ID on the other without a gap."""
 import httpx
+import pytest
 
 from agentserver import ids
 from tests.events.sse_client import SseStream
@@ -12,6 +13,8 @@ from tests.hosts.cluster import STEER_HEADER
 from tests.hosts.helpers import via
 from tests.pty.conftest import shell_body
 from tests.runner.conftest import text_prompt, wait_until
+
+pytestmark = pytest.mark.long_running(seconds=40)  # scheduled before shorter files (tests/conftest.py)
 
 LONG = " ".join(f"word{i}" for i in range(80))
 

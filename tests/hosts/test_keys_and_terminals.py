@@ -4,12 +4,15 @@ streams unbuffered and refuses bodies above the server's limit."""
 import time
 
 import httpx
+import pytest
 from websockets.asyncio.client import connect
 
 from tests.fakes.fixtures import FAKE_PROVIDER, Reply, configure_fake_provider
 from tests.hosts.cluster import STEER_HEADER
 from tests.hosts.helpers import via
 from tests.pty.conftest import Screen, shell_body, wait_for
+
+pytestmark = pytest.mark.long_running(seconds=18)  # scheduled before shorter files (tests/conftest.py)
 
 KEY = "sk-stored-through-host-a-0123456789"
 

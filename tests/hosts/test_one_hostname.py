@@ -2,9 +2,13 @@
 host lists and serves the other's, and when one dies only its own terminals go."""
 import time
 
+import pytest
+
 from tests.hosts.helpers import via
 from tests.pty.conftest import shell_body
 from tests.runner.conftest import wait_until
+
+pytestmark = pytest.mark.long_running(seconds=30)  # scheduled before shorter files (tests/conftest.py)
 
 HOSTNAMES = {"a": "agentserver", "b": "agentserver"}
 

@@ -5,7 +5,8 @@ import pytest
 
 from tests.pty.conftest import Screen, create_pty, open_socket, pid_alive, shell_body, wait_for
 
-pytestmark = pytest.mark.scaled
+pytestmark = [pytest.mark.scaled,
+              pytest.mark.long_running(seconds=18)]  # scheduled before shorter files (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

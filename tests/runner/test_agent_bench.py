@@ -5,7 +5,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.fakes.llm import RecordedRequest
+
+pytestmark = pytest.mark.long_running(seconds=20)  # scheduled before shorter files (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 

@@ -14,6 +14,8 @@ from tests.runner.sse import EventRecorder
 from tests.runner.test_cross_worker_runner import worker_b  # noqa: F401  (fixture)
 from tests.runner.test_restart_and_retry import FAST, Remote, new_session
 
+pytestmark = pytest.mark.long_running(seconds=20)  # scheduled before shorter files (tests/conftest.py)
+
 # The wait used to read the database every 0.25 s: a median above this would be that poll, or worse.
 WAKE_LIMIT = 0.1
 
