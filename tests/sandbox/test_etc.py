@@ -91,3 +91,23 @@ def test_an_offline_launch_leaves_the_networks_resolv_conf_in_place(db, tmp_path
     assert offline == networked
     if sandbox.network() == "outbound":
         assert networked.decode().strip() == f"nameserver {sandbox_host.SLIRP_DNS}"
+
+
+def test_users_share_one_copy_of_the_systems_part_and_each_has_its_own_names(db, tmp_path, django_user_model):
+    """Each user's /etc is hard links to one copy of the system's part (made once, not per user), and the
+    files generated per user are their own: writing them never reaches the shared copy."""
+    first, first_root = _user(django_user_model, tmp_path, "etc-share-a")
+    second, second_root = _user(django_user_model, tmp_path, "etc-share-b")
+    etcs = [Path(sandbox_host.prepare_identity(sandbox_host.identity_of(user), sandbox.network(), sandbox.ETC_FILES))
+            for user in (first, second)]
+    shared = Path(sandbox_host._system_etc(sandbox.ETC_FILES))
+    for etc in etcs:
+        assert (etc / "ld.so.cache").stat().st_ino == (shared / "ld.so.cache").stat().st_ino
+        assert (etc / "gitconfig").read_text().endswith("[safe]\n\tdirectory = *\n")
+        assert (etc / "passwd").stat().st_nlink == 1
+    assert "etc-share-a" in (etcs[0] / "passwd").read_text() and "etc-share-a" not in (etcs[1] / "passwd").read_text()
+    assert not any((shared / name).exists() for name in ("passwd", "group", "nsswitch.conf", "hosts", "resolv.conf"))
+    for user, root in ((first, first_root), (second, second_root)):
+        result = sandbox.run(user, ["/bin/sh", "-c", "id -un; test -s /etc/ld.so.cache && echo libs"], cwd=root,
+                             roots=[root], offline=True)
+        assert result.stdout.decode().split() == [user.username, "libs"], result.stderr
