@@ -197,7 +197,7 @@ def start_server(env_overrides: dict | None = None, *, log_dir: Path) -> LiveSer
     # DJANGO_ALLOW_ASYNC_UNSAFE: set while a browser test runs (tests/web/conftest.py), never for a server.
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST") and k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
     env.update(
-        DJANGO_SETTINGS_MODULE="server.settings",
+        DJANGO_SETTINGS_MODULE="tests.server_settings",  # the real settings, the tests' quick password hashing
         DATABASE_URL=database_url_for(connection.settings_dict),
         AGENTSERVER_DATA_DIR=str(settings.DATA_DIR),
         AGENTSERVER_SSE_HEARTBEAT_SECONDS=os.environ.get("AGENTSERVER_SSE_HEARTBEAT_SECONDS", "10"),

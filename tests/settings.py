@@ -25,6 +25,8 @@ os.environ.setdefault("AGENTSERVER_LSP_DIAGNOSTICS_QUIET_SECONDS", "1.5")
 
 from django.conf import global_settings  # noqa: E402
 
+from tests.hashers import with_hasher  # noqa: E402
+
 from server.settings import *  # noqa: E402,F401,F403
 from server.settings import DATA_DIR, DATABASES  # noqa: E402
 
@@ -36,6 +38,6 @@ if DATABASES["default"]["ENGINE"] != "agentserver.db.sqlite":
     # runs dry there, and no request cycle returns connections to it. Plain per-thread connections instead.
     DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 2}
 
-# Users made by the tests get their PBKDF2 hashes from a memo (tests/hashers.py); the server keeps the stock list.
-PASSWORD_HASHERS = ["tests.hashers.RepeatablePBKDF2PasswordHasher", *(
-    name for name in global_settings.PASSWORD_HASHERS if not name.endswith(".PBKDF2PasswordHasher"))]
+# Users made by the tests get their PBKDF2 hashes (1,000 iterations) from a memo (tests/hashers.py); the live
+# servers hash and check at the same count (tests/server_settings.py).
+PASSWORD_HASHERS = with_hasher("tests.hashers.RepeatablePBKDF2PasswordHasher", global_settings.PASSWORD_HASHERS)
