@@ -296,6 +296,9 @@ SSE_MAX_STREAMS_PER_USER = int(os.environ.get("AGENTSERVER_SSE_MAX_STREAMS_PER_U
 WEBSEARCH_URL = os.environ.get("AGENTSERVER_WEBSEARCH_URL", "")
 # How long GET /tui/control/next waits for a request before answering 204 (each wait holds a worker thread).
 TUI_CONTROL_WAIT_SECONDS = float(os.environ.get("AGENTSERVER_TUI_CONTROL_WAIT_SECONDS", "25"))
+# The longest a request waits for an MCP server to connect, whatever its own `timeout` says (up to ten minutes):
+# one still silent by then has failed (a local command that never speaks MCP held GET /mcp for its timeout).
+MCP_CONNECT_WAIT_CAP_SECONDS = float(os.environ.get("AGENTSERVER_MCP_CONNECT_WAIT_CAP_SECONDS", "20"))
 
 # Language servers: how long an edit waits for the file's diagnostics, and when an unused server is stopped.
 LSP_DIAGNOSTICS_WAIT_SECONDS = float(os.environ.get("AGENTSERVER_LSP_DIAGNOSTICS_WAIT_SECONDS", "10"))

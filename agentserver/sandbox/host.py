@@ -100,8 +100,8 @@ NSSWITCH = ("passwd: files\ngroup: files\nshadow: files\ngshadow: files\nhosts: 
 
 def prepare_identity(identity: Identity, network: str, etc_entries: tuple[str, ...]) -> str:
     """Create the user's state directory and HOME (owned by their uid), and return the directory the sandbox
-    shows as /etc: a copy of the system's `etc_entries` (one mount instead of dozens: mounts are most of a
-    sandbox's start-up time) plus passwd/group naming them, nsswitch.conf, hosts and resolv.conf for `network`.
+    shows as /etc: the system's `etc_entries`, hard links to their one shared copy (_system_etc; one mount
+    instead of dozens: mounts are most of a sandbox's start-up time), plus passwd/group naming them, nsswitch.conf, hosts and resolv.conf for `network`.
     The directory is named by a digest of its content, so a server process (or a restarted one) whose /etc is
     already on disk finds it instead of copying it again; a stat per launch notices one removed meanwhile."""
     key = (identity, network, etc_entries)

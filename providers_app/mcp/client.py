@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
+from django.conf import settings
+
 from agentserver.workers.loop import free_db
 
 if TYPE_CHECKING:
@@ -30,13 +32,14 @@ log = logging.getLogger(__name__)
 
 IDLE_SECONDS = float(os.environ.get("AGENTSERVER_MCP_IDLE_SECONDS", "300"))
 CONNECT_SECONDS = 10.0
-# The longest any caller waits for one server to connect, whatever its configured timeout (up to ten minutes):
-# a request that lists or adds servers answers within this, a server still silent by then has failed (a local
-# command that never speaks MCP, `/bin/bash` say, held GET /mcp for its whole timeout).
-CONNECT_WAIT_CAP_SECONDS = float(os.environ.get("AGENTSERVER_MCP_CONNECT_WAIT_CAP_SECONDS", "20"))
 REQUEST_SECONDS = 30.0
 TOOL_CALL_SECONDS = 300.0
 FAILURE_TTL_SECONDS = 30.0
+
+
+def connect_wait_cap() -> float:
+    """The longest any caller waits for one server to connect (settings.MCP_CONNECT_WAIT_CAP_SECONDS)."""
+    return settings.MCP_CONNECT_WAIT_CAP_SECONDS
 
 
 class McpFailure(Exception):
@@ -240,7 +243,7 @@ async def connect(target: Target) -> Connection:
         connection.task = asyncio.get_running_loop().create_task(_own(connection), context=contextvars.Context())
     try:
         await asyncio.wait_for(asyncio.shield(connection.ready),
-                               timeout=min(target.timeout(CONNECT_SECONDS), CONNECT_WAIT_CAP_SECONDS))
+                               timeout=min(target.timeout(CONNECT_SECONDS), connect_wait_cap()))
     except asyncio.TimeoutError:
         connection.close()
         if connection.task:

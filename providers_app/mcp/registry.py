@@ -174,7 +174,7 @@ def _statuses(context, servers: dict[str, Server]) -> dict[str, dict]:
             live.append(server)
     if live:
         targets = [target_of(context, s) for s in live]
-        timeout = client.CONNECT_WAIT_CAP_SECONDS + PROBE_LIST_CAP_SECONDS + 10
+        timeout = client.connect_wait_cap() + PROBE_LIST_CAP_SECONDS + 10
         try:
             results = _call(_probe_all, targets, timeout=timeout)
         except Exception as error:  # noqa: BLE001 - the loop could not answer in time

@@ -95,6 +95,6 @@ def test_a_server_that_never_speaks_mcp_fails_without_holding_the_request_for_it
         added = client.post("/mcp", params={"directory": str(alice.repo)}, json=body)
         assert added.status_code == 200, added.text
         assert added.json()["silent"]["status"] == "failed"
-        assert time.monotonic() - began < 30
+        assert time.monotonic() - began < 15  # the worker's 3 s cap, not the default 20 s nor the 258 s timeout
         listed = client.get("/mcp", params={"directory": str(alice.repo)})
         assert listed.json()["silent"]["status"] == "failed"
