@@ -21,12 +21,18 @@ def _model_requests(llm) -> list:
 
 
 def _finished(remote, session_id: str):
-    """The session's messages once it is idle with every assistant message completed."""
-    if session_id in remote.get("/session/status").json():
-        return None
+    """The session's messages once its turn has ended: every assistant message completed, the last one a step
+    that ends a turn (opencode's loop goes on after "tool-calls"), and the session idle. The messages are read
+    before the status: a worker adopting the session removes a cut step before it makes the call again, but
+    only once its lease (and so a busy status) is live; the other order could read an idle status before the
+    adoption and the messages inside it."""
     messages = remote.get(f"/session/{session_id}/message").json()
-    assistants = [m for m in messages if m["info"]["role"] == "assistant"]
-    if not assistants or not all(m["info"]["time"].get("completed") for m in assistants):
+    assistants = [m["info"] for m in messages if m["info"]["role"] == "assistant"]
+    if not assistants or not all(a["time"].get("completed") for a in assistants):
+        return None
+    if assistants[-1].get("finish") == "tool-calls" and "error" not in assistants[-1]:
+        return None
+    if session_id in remote.get("/session/status").json():
         return None
     return messages
 
