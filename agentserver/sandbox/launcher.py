@@ -39,8 +39,8 @@ from agentserver.workers.loop import free_db, let_others_run
 
 log = logging.getLogger("agentserver.sandbox.launcher")
 
-# The parts of /etc programs need (libraries, DNS, TLS, locales, shells), copied into each user's sandbox
-# /etc; passwd, group, nsswitch.conf, hosts and resolv.conf are generated per user instead.
+# The parts of /etc programs need (libraries, DNS, TLS, locales, shells), copied once into the /etc every
+# sandbox shows; passwd, group, nsswitch.conf, hosts and resolv.conf are generated per user and mounted over it.
 ETC_FILES = ("alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "host.conf",
              "gai.conf", "ssl", "ca-certificates", "ca-certificates.conf", "pki", "localtime", "timezone",
              "locale.alias", "locale.conf", "default/locale", "mime.types", "protocols", "services", "shells",
@@ -365,7 +365,7 @@ def prepare(user, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | Non
         mount("--bind", extra)
     for extra in [*settings.SANDBOX_EXPOSE, *expose]:
         _expose(extra, mount, wrapped, created)
-    wrapped.extend(["--ro-bind", etc, "/etc"])
+    wrapped.extend(etc.binds())
     # Two helper execs (~1 ms each): no packaged program sets the limits and the identity with every capability
     # set emptied (chpst has no address-space-only limit; it, unshare -S and nsenter -S keep bwrap's bounding set).
     wrappers = _limits(root)

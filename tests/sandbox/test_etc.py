@@ -63,11 +63,11 @@ def test_a_restarted_server_finds_the_users_etc_on_disk(db, tmp_path, django_use
     user, root = _user(django_user_model, tmp_path, "etc-restart")
     sandbox.run(user, ["/bin/true"], cwd=root, roots=[root])
     identity = sandbox_host.identity_of(user)
-    etc = Path(sandbox_host.prepare_identity(identity, sandbox.network(), sandbox.ETC_FILES))
+    etc = Path(sandbox_host.prepare_identity(identity, sandbox.network(), sandbox.ETC_FILES).own)
     before, copies = (etc / "passwd").stat().st_ino, _etc_copies(user)
     code = ("import django; django.setup(); from agentserver.sandbox import launcher as sandbox, host as sandbox_host; "
             f"print(sandbox_host.prepare_identity(sandbox_host.Identity(uid={identity.uid}, gid={identity.gid}, "
-            f"name={identity.name!r}, state={identity.state!r}), sandbox.network(), sandbox.ETC_FILES))")
+            f"name={identity.name!r}, state={identity.state!r}), sandbox.network(), sandbox.ETC_FILES).own)")
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings", "AGENTSERVER_DATA_DIR": str(settings.DATA_DIR)}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60, check=False,
                          cwd=Path(__file__).resolve().parents[2])
@@ -94,20 +94,27 @@ def test_an_offline_launch_leaves_the_networks_resolv_conf_in_place(db, tmp_path
 
 
 def test_users_share_one_copy_of_the_systems_part_and_each_has_its_own_names(db, tmp_path, django_user_model):
-    """Each user's /etc is hard links to one copy of the system's part (made once, not per user), and the
-    files generated per user are their own: writing them never reaches the shared copy."""
+    """Every sandbox's /etc is one copy of the system's part (made once, not per user), with the files
+    generated per user mounted over it: each user sees their own names, and nothing of theirs is in the shared
+    copy, which holds an empty file at each generated name and nothing else of them."""
     first, first_root = _user(django_user_model, tmp_path, "etc-share-a")
     second, second_root = _user(django_user_model, tmp_path, "etc-share-b")
-    etcs = [Path(sandbox_host.prepare_identity(sandbox_host.identity_of(user), sandbox.network(), sandbox.ETC_FILES))
+    etcs = [sandbox_host.prepare_identity(sandbox_host.identity_of(user), sandbox.network(), sandbox.ETC_FILES)
             for user in (first, second)]
     shared = Path(sandbox_host._system_etc(sandbox.ETC_FILES))
+    assert {etc.system for etc in etcs} == {str(shared)}
+    assert (shared / "gitconfig").read_text().endswith("[safe]\n\tdirectory = *\n")
+    assert (shared / "ld.so.cache").stat().st_size > 0
+    for name in sandbox_host.GENERATED:
+        assert (shared / name).stat().st_size == 0
     for etc in etcs:
-        assert (etc / "ld.so.cache").stat().st_ino == (shared / "ld.so.cache").stat().st_ino
-        assert (etc / "gitconfig").read_text().endswith("[safe]\n\tdirectory = *\n")
-        assert (etc / "passwd").stat().st_nlink == 1
-    assert "etc-share-a" in (etcs[0] / "passwd").read_text() and "etc-share-a" not in (etcs[1] / "passwd").read_text()
-    assert not any((shared / name).exists() for name in ("passwd", "group", "nsswitch.conf", "hosts", "resolv.conf"))
+        assert sorted(os.listdir(etc.own)) == sorted(sandbox_host.GENERATED)  # no tree per user
+    assert "etc-share-a" in Path(etcs[0].own, "passwd").read_text()
+    assert "etc-share-a" not in Path(etcs[1].own, "passwd").read_text()
+    show = "id -un; test -s /etc/ld.so.cache && echo libs; grep -c . /etc/passwd; grep -c files /etc/nsswitch.conf"
     for user, root in ((first, first_root), (second, second_root)):
-        result = sandbox.run(user, ["/bin/sh", "-c", "id -un; test -s /etc/ld.so.cache && echo libs"], cwd=root,
-                             roots=[root], offline=True)
-        assert result.stdout.decode().split() == [user.username, "libs"], result.stderr
+        result = sandbox.run(user, ["/bin/sh", "-c", show], cwd=root, roots=[root], offline=True)
+        assert result.stdout.decode().split() == [user.username, "libs", "3", "11"], result.stderr
+    again = sandbox.run(first, ["/bin/sh", "-c", "echo nope > /etc/passwd"], cwd=first_root, roots=[first_root],
+                        offline=True)
+    assert again.returncode != 0 and "etc-share-a" in Path(etcs[0].own, "passwd").read_text()
