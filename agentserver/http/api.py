@@ -310,6 +310,18 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+class NonBlankCharField(StrictCharField):
+    """A JSON string as sent (not trimmed) with something besides white space in it; /doc says so."""
+
+    refuses_blank = True
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if not value.strip():
+            raise serializers.ValidationError("This field may not be blank.", code="blank")
+        return value
+
+
 class StrictBooleanField(serializers.BooleanField):
     """true or false only: DRF's BooleanField would take "yes", 1 and "on"."""
 

@@ -10,6 +10,7 @@ from agentserver.http.api import (
     TIMES,
     TRUE,
     ApiView,
+    NonBlankCharField,
     StrictBooleanField,
     StrictCharField,
     array,
@@ -42,7 +43,7 @@ class CredentialBody(serializers.Serializer):
 
 
 class AccountCreateInput(serializers.Serializer):
-    serviceID = StrictCharField(max_length=255)
+    serviceID = NonBlankCharField(max_length=255)
     credential = CredentialField()
     description = StrictCharField(max_length=1000, required=False, allow_blank=True)
     active = StrictBooleanField(required=False)

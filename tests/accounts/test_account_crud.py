@@ -49,6 +49,7 @@ def test_api_metadata_is_kept(alice):
     {"serviceID": "openai"},
     {"credential": {"type": "api", "key": KEY}},
     {"serviceID": "", "credential": {"type": "api", "key": KEY}},
+    {"serviceID": "\x1e\u00a0 ", "credential": {"type": "api", "key": KEY}},
     {"serviceID": "openai", "credential": "sk-plain-string"},
     {"serviceID": "openai", "credential": {"type": "api"}},
     {"serviceID": "openai", "credential": {"type": "api", "key": ""}},
@@ -65,6 +66,21 @@ def test_it_rejects_malformed_create_input(alice, body):
     response = alice.post("/api/auth", json=body)
     assert response.status_code == 400, response.text
     assert response.json()["name"] == "BadRequestError"
+
+
+def test_doc_states_that_a_blank_service_id_is_refused(alice):
+    """The fuzzer once sent serviceID "\\x1e\\xa0", which /doc allowed and the server refused as blank."""
+    import re
+
+    doc = alice.get("/doc").json()
+    schema = doc["paths"]["/api/auth"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    if "$ref" in schema:
+        schema = doc["components"]["schemas"][schema["$ref"].rsplit("/", 1)[-1]]
+    patterns = [part["pattern"] for part in schema["properties"]["serviceID"]["allOf"]]
+    assert not all(re.search(pattern, "\x1e\u00a0 ") for pattern in patterns)
+    assert all(re.search(pattern, " openai") for pattern in patterns)
+    assert alice.post("/api/auth", json={"serviceID": " openai", "credential": {"type": "api", "key": KEY}}
+                      ).json()["serviceID"] == " openai"  # kept as sent
 
 
 def test_it_rejects_a_non_object_body(alice):
