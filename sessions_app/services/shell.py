@@ -11,11 +11,13 @@ import subprocess
 import threading
 import time
 import uuid
+from dataclasses import dataclass
 
 from django.db import transaction
 
 from agentserver import ids
 from agentserver.clock import now_ms
+from agentserver.context import RuntimeContext
 from agentserver.errors import SessionBusy
 from agentserver.sandbox import launcher as sandbox
 from agentserver.workers import liveness as workers
@@ -93,10 +95,21 @@ def _status(session: Session, holder: str, status: dict) -> None:
     message_service.publish_for(session, "session.status", {"sessionID": session.id, "status": status})
 
 
-def session_shell(*, session: Session, agent: str, command: str, model: dict | None,
-                  message_id: str | None = None) -> tuple[Message, list[Part]]:
-    """Everything that can refuse the command is checked before anything is recorded; then, holding the lease,
-    a staged revert is made final and the exchange stored in one transaction, and the command runs."""
+@dataclass(frozen=True)
+class CheckedShell:
+    """A shell command everything has been checked for: what running it needs."""
+    session: Session
+    context: RuntimeContext
+    agent: str
+    model: dict
+    command: str
+    message_id: str | None
+
+
+def check_shell(*, session: Session, agent: str, command: str, model: dict | None,
+                message_id: str | None = None) -> CheckedShell:
+    """Everything that can refuse the command, changing nothing: managed policy, the agent, the model (chosen
+    as if a staged revert were final), the message id, and whether processes can start here at all."""
     from sessions_app.runtime.agents import agent_get
     from sessions_app.services.model_choice import choose_model
 
@@ -105,10 +118,18 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
     context = session_context(session)
     config = load_config(context)
     agent_info = agent_get(config, agent)
-    model = choose_model(context=context, config=config, session=session, agent=agent_info, requested=model,
-                         ignoring=reverted_message_ids(session))
+    chosen = choose_model(context=context, config=config, session=session, agent=agent_info, requested=model,
+                          ignoring=reverted_message_ids(session))
     message_service.check_new_message_id(session=session, message_id=message_id)
-    sandbox.require()  # before anything is recorded: no half-written exchange when processes cannot start
+    sandbox.require()  # no half-written exchange when processes cannot start
+    return CheckedShell(session=session, context=context, agent=agent, model=chosen, command=command,
+                        message_id=message_id)
+
+
+def do_shell(shell: CheckedShell) -> tuple[Message, list[Part]]:
+    """Run a checked command holding the session's lease (busy → 409): a staged revert is made final and the
+    exchange stored in one transaction, then the command runs and its output streams into the tool part."""
+    session = shell.session
     holder = f"{workers.WORKER_ID}:shell:{uuid.uuid4().hex[:8]}"
     if not leases.acquire(session.id, holder):
         raise SessionBusy(f"Session is busy: {session.id}", sessionID=session.id)
@@ -116,7 +137,7 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
     listener = _listen_for_abort(session.id)
     try:
         _status(session, holder, BUSY)
-        return _run(session, context, agent, model, command, holder, message_id)
+        return _run(session, shell.context, shell.agent, shell.model, shell.command, holder, shell.message_id)
     finally:
         if listener is not None:
             listener.cancel()
@@ -127,6 +148,13 @@ def session_shell(*, session: Session, agent: str, command: str, model: dict | N
         message_service.publish_for(session, "session.idle", {"sessionID": session.id})
         if next_pending(session.id) is not None:
             supervisor.kick(session.id)
+
+
+def session_shell(*, session: Session, agent: str, command: str, model: dict | None,
+                  message_id: str | None = None) -> tuple[Message, list[Part]]:
+    """session.shell: check, then do. A refused command records nothing and leaves a staged revert staged."""
+    return do_shell(check_shell(session=session, agent=agent, command=command, model=model,
+                                message_id=message_id))
 
 
 def _run(session: Session, context, agent: str, model: dict, command: str, holder: str,
