@@ -124,6 +124,17 @@ class PendingSessionListView(PendingView):
         return Response({"data": [self.v2_wire(r) for r in listed]})
 
 
+class PendingSessionReplyView(PendingView):
+    """v2 /session/{sessionID}/…/{requestID}/reply: 204."""
+
+    @takes("reply_body")
+    @succeeds_with(204)
+    def post(self, request, sessionID: str, requestID: str):
+        session, request_id = self.in_session(request, sessionID, requestID)
+        self.reply(request, request_id, self.body(request), session_id=session.id)
+        return Response(status=204)
+
+
 class PendingSessionRejectView(PendingView):
     @succeeds_with(204)
     def post(self, request, sessionID: str, requestID: str):

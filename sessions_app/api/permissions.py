@@ -20,6 +20,7 @@ from sessions_app.api.pending import (
     PendingReplyView,
     PendingRequestListView,
     PendingSessionListView,
+    PendingSessionReplyView,
     PendingView,
     V2PendingReplyView,
 )
@@ -149,16 +150,9 @@ class V2SessionPermissionView(PermissionView):
                                                                   request_id=request_id))})
 
 
-class V2SessionPermissionReplyView(PermissionView):
+class V2SessionPermissionReplyView(PermissionView, PendingSessionReplyView):
     operation_ids = {"POST": "session.permission.reply"}
     mounts = {"v2": "session/<str:sessionID>/permission/<str:requestID>/reply"}
-
-    @takes("reply_body")
-    @succeeds_with(204)
-    def post(self, request, sessionID: str, requestID: str):
-        session, request_id = self.in_session(request, sessionID, requestID)
-        self.reply(request, request_id, self.body(request), session_id=session.id)
-        return Response(status=204)
 
 
 class V2SavedPermissionListView(ApiView):

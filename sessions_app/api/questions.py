@@ -2,14 +2,11 @@
 question.request.list, session.question.list/.reply/.reject (v2). A pending request's views are
 api/pending.py's."""
 from rest_framework import serializers
-from rest_framework.response import Response
 
 from agentserver.http.api import (
     StrictCharField,
     V2RequestView,
     opencode,
-    succeeds_with,
-    takes,
 )
 from sessions_app.api.pending import (
     PendingListView,
@@ -18,6 +15,7 @@ from sessions_app.api.pending import (
     PendingRequestListView,
     PendingSessionListView,
     PendingSessionRejectView,
+    PendingSessionReplyView,
     PendingView,
     V2PendingRejectView,
     V2PendingReplyView,
@@ -80,16 +78,9 @@ class V2SessionQuestionListView(QuestionView, PendingSessionListView):
     mounts = {"v2": "session/<str:sessionID>/question"}
 
 
-class V2SessionQuestionReplyView(QuestionView):
+class V2SessionQuestionReplyView(QuestionView, PendingSessionReplyView):
     operation_ids = {"POST": "session.question.reply"}
     mounts = {"v2": "session/<str:sessionID>/question/<str:requestID>/reply"}
-
-    @takes("reply_body")
-    @succeeds_with(204)
-    def post(self, request, sessionID: str, requestID: str):
-        session, request_id = self.in_session(request, sessionID, requestID)
-        self.reply(request, request_id, self.body(request), session_id=session.id)
-        return Response(status=204)
 
 
 class V2SessionQuestionRejectView(QuestionView, PendingSessionRejectView):
