@@ -107,6 +107,9 @@ _etc_lock = threading.Lock()
 STALE_SECONDS = 86400
 # The files of a sandbox's /etc made for each user rather than copied from the system's.
 GENERATED = ("passwd", "group", "nsswitch.conf", "hosts", "resolv.conf")
+# In the shared copy's name: a copy an earlier version left in the data dir (without the empty files the
+# user's own are mounted over) is not taken for this one's after an upgrade.
+SHARED_ETC_LAYOUT = "v2"
 # The sandbox's own name service: its passwd and group are the generated files, and nothing behind the host's
 # other sources (systemd-userdb, sss, LDAP) is reachable from inside. `files` alone also spares every program
 # that looks a user up (setpriv, bash, git) loading libnss_systemd for a miss.
@@ -167,7 +170,7 @@ def _system_etc(etc_entries: tuple[str, ...]) -> str:
     (its stamp) for all users, in the data dir's `sandbox-etc`."""
     stamp = _system_stamp(etc_entries)
     shared = os.path.join(str(settings.DATA_DIR), "sandbox-etc")
-    target = os.path.join(shared, f"etc.{stamp[:16]}")
+    target = os.path.join(shared, f"etc.{SHARED_ETC_LAYOUT}.{stamp[:16]}")
     if os.path.isdir(target):
         return target
     os.makedirs(shared, mode=0o711, exist_ok=True)

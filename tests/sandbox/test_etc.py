@@ -118,3 +118,22 @@ def test_users_share_one_copy_of_the_systems_part_and_each_has_its_own_names(db,
     again = sandbox.run(first, ["/bin/sh", "-c", "echo nope > /etc/passwd"], cwd=first_root, roots=[first_root],
                         offline=True)
     assert again.returncode != 0 and "etc-share-a" in Path(etcs[0].own, "passwd").read_text()
+
+
+def test_a_shared_copy_an_earlier_version_left_is_not_taken_for_this_ones(db, tmp_path, django_user_model):
+    """An upgraded server finds the shared copy the earlier version made under the old name (no empty files
+    to mount the user's own over): it makes its own, and the sandbox starts."""
+    import shutil
+
+    stamp = sandbox_host._system_stamp(sandbox.ETC_FILES)
+    earlier = Path(settings.DATA_DIR, "sandbox-etc", f"etc.{stamp[:16]}")
+    current = Path(sandbox_host._system_etc(sandbox.ETC_FILES))
+    earlier.mkdir(parents=True, exist_ok=True)
+    (earlier / "ld.so.cache").write_bytes(b"")
+    try:
+        assert current != earlier and current.name.startswith(f"etc.{sandbox_host.SHARED_ETC_LAYOUT}.")
+        user, root = _user(django_user_model, tmp_path, "etc-upgrade")
+        result = sandbox.run(user, ["/bin/sh", "-c", "id -un"], cwd=root, roots=[root], offline=True)
+        assert result.stdout.decode().split() == ["etc-upgrade"], result.stderr
+    finally:
+        shutil.rmtree(earlier, ignore_errors=True)
