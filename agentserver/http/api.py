@@ -313,8 +313,6 @@ class StrictCharField(serializers.CharField):
 class NonBlankCharField(StrictCharField):
     """A JSON string as sent (not trimmed) with something besides white space in it; /doc says so."""
 
-    refuses_blank = True
-
     def to_internal_value(self, data):
         value = super().to_internal_value(data)
         if not value.strip():

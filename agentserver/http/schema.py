@@ -96,7 +96,7 @@ def string_pattern(field: serializers.CharField) -> dict:
     prefix = re.escape(field.prefix) if isinstance(field, api.IdField) else ""
     if field.allow_blank or prefix:
         return {"pattern": f"^{prefix}[^\\x00]*$"}
-    if field.trim_whitespace or getattr(field, "refuses_blank", False):
+    if field.trim_whitespace or isinstance(field, api.NonBlankCharField):
         return {"pattern": f"^[^\\x00]*[^{api.WHITESPACE}\\x00][^\\x00]*$"}
     return {"pattern": "^[^\\x00]+$"}
 

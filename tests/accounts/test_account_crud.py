@@ -1,4 +1,6 @@
 """auth.create / list / get / update / delete with good and bad input, and who may see what."""
+import re
+
 import pytest
 
 KEY = "sk-test-0123456789abcdefWXYZ"
@@ -70,8 +72,6 @@ def test_it_rejects_malformed_create_input(alice, body):
 
 def test_doc_states_that_a_blank_service_id_is_refused(alice):
     """The fuzzer once sent serviceID "\\x1e\\xa0", which /doc allowed and the server refused as blank."""
-    import re
-
     doc = alice.get("/doc").json()
     schema = doc["paths"]["/api/auth"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     if "$ref" in schema:
