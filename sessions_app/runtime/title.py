@@ -28,12 +28,11 @@ def _wanted(session_id: str) -> tuple[Session, str] | None:
     if session is None or session.parent_id or not DEFAULT_TITLE.match(session.title or ""):
         return None
     # Users whose parts are all synthetic (a session.shell run, a compaction "continue") do not count.
-    users = [m for m in user_messages_with_parts(session.id, limit=50)
-             if not all(p.data.get("synthetic") for p in m.parts.all())]
+    users = [parts for _, parts in user_messages_with_parts(session.id, limit=50)
+             if not all(p.data.get("synthetic") for p in parts)]
     if len(users) != 1:
         return None
-    texts = [p.data.get("text") or "" for p in users[0].parts.all() if p.type == "text"
-             and not p.data.get("synthetic")]
+    texts = [p.data.get("text") or "" for p in users[0] if p.type == "text" and not p.data.get("synthetic")]
     first = "\n".join(t for t in texts if t).strip()
     return (session, first) if first else None
 

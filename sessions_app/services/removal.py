@@ -8,5 +8,5 @@ from sessions_app.store import sessions
 
 
 def session_delete(*, session: Session) -> bool:
-    supervisor.stop_runners([s.id for s in sessions.session_family(session)])
+    supervisor.stop_runners(sessions.session_family_ids(session))
     return sessions.session_delete(session=session)

@@ -22,7 +22,7 @@ from sessions_app.runtime import leases
 from sessions_app.runtime.session_diff import snapshots_for
 from sessions_app.runtime.snapshots import Snapshots
 from sessions_app.store import messages as message_service
-from sessions_app.store.sessions import session_refresh
+from sessions_app.store.sessions import session_refresh, session_refresh_revert
 
 log = logging.getLogger(__name__)
 
@@ -193,7 +193,7 @@ def do_revert_finalize(*, session: Session) -> bool:
     there was one; its caller recomputes the session summary after the commit (`revert_summarize`)."""
     from sessions_app.store.sessions import session_set
 
-    session_refresh(session, fields=["revert"])  # what is staged now, not when the caller's request began
+    session_refresh_revert(session)  # what is staged now, not when the caller's request began
     revert = session.revert
     if not revert:
         return False

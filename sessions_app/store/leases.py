@@ -52,8 +52,12 @@ def take_if_free(session_id: str, holder: str) -> bool:
     return bool(_TAKE(session_id, holder))
 
 
+_ROW = sql.Query(lambda session_id: SessionLease.objects.filter(session_id=session_id)
+                 .values_list("session_id", flat=True)[:1])
+
+
 def row_exists(session_id: str) -> bool:
-    return SessionLease.objects.filter(session_id=session_id).exists()
+    return _ROW.first(session_id) is not None
 
 
 def insert_held(session_id: str, holder: str) -> bool:
@@ -95,9 +99,12 @@ def is_live(session_id: str) -> bool:
     return _LIVE.first(session_id) is not None
 
 
+_LIVE_AMONG = sql.Query(lambda session_ids: SessionLease.objects.filter(live(), session_id__in=session_ids)
+                        .values_list("session_id", flat=True))
+
+
 def live_among(session_ids: list[str]) -> list[str]:
-    return list(SessionLease.objects.filter(live(), session_id__in=session_ids)
-                .values_list("session_id", flat=True))
+    return _LIVE_AMONG.all(list(session_ids))
 
 
 def unanswered_unheld(*, window: Q, limit: int) -> list[str]:

@@ -224,16 +224,27 @@ def answer_ids(session_id: str, user_message_id: str) -> list[str]:
                 .values_list("id", flat=True))
 
 
+# A runner asks both at every turn's start (resume.recover, the title's check): compiled once.
+_UNFINISHED_ANSWERS = sql.Query(lambda session_id: Message.objects.filter(
+    session_id=session_id, role="assistant", info__time__completed__isnull=True).order_by("id"))
+_FIRST_USER_MESSAGES = sql.Query(
+    lambda session_id, limit: Message.objects.filter(session_id=session_id, role="user").order_by("id")[:limit])
+_PARTS_OF_MESSAGES = sql.Query(
+    lambda message_ids: Part.objects.filter(message_id__in=message_ids).order_by("message_id", "id"))
+
+
 def unfinished_answers(session_id: str) -> list[Message]:
     """The session's assistant messages not completed, oldest first."""
-    return list(Message.objects.filter(session_id=session_id, role="assistant",
-                                       info__time__completed__isnull=True).order_by("id"))
+    return _UNFINISHED_ANSWERS.all(session_id)
 
 
-def user_messages_with_parts(session_id: str, *, limit: int) -> list[Message]:
-    """The session's first `limit` user messages, oldest first, their parts read with them (`m.parts.all()`)."""
-    return list(Message.objects.filter(session_id=session_id, role="user").order_by("id")
-                .prefetch_related("parts")[:limit])
+def user_messages_with_parts(session_id: str, *, limit: int) -> list[tuple[Message, list[Part]]]:
+    """The session's first `limit` user messages, oldest first, each with its parts in order."""
+    messages = _FIRST_USER_MESSAGES.all(session_id, limit)
+    by_message: dict[str, list[Part]] = {message.id: [] for message in messages}
+    for part in _PARTS_OF_MESSAGES.all([message.id for message in messages]):
+        by_message[part.message_id].append(part)
+    return [(message, by_message[message.id]) for message in messages]
 
 
 def ids_and_roles(session_id: str) -> list[tuple[str, str]]:

@@ -106,8 +106,15 @@ def session_pin(*, session: Session, directory: str, workspace_id: str | None, p
     return session
 
 
+# Asked as a runner takes a session's lease and as a prompt makes a staged revert final: compiled once.
+_ID = sql.Query(lambda session_id: Session.objects.filter(id=session_id).values_list("id", flat=True)[:1])
+_REVERT = sql.Query(lambda session_id: Session.objects.filter(id=session_id).values_list("revert", flat=True)[:1])
+_CHILD_IDS = sql.Query(lambda owner_id, parent_ids: Session.objects.filter(owner_id=owner_id, parent_id__in=parent_ids)
+                       .values_list("id", flat=True))
+
+
 def session_exists(session_id: str) -> bool:
-    return Session.objects.filter(id=session_id).exists()
+    return _ID.first(session_id) is not None
 
 
 def session_by_id(session_id: str) -> Session:
@@ -128,6 +135,15 @@ def pinned_to_workspace(*, user, workspace_id: str) -> list[Session]:
 def session_refresh(session: Session, *, fields: list[str] | None = None) -> Session:
     """`session` (or the given fields of it) read again, in place."""
     session.refresh_from_db(fields=fields)
+    return session
+
+
+def session_refresh_revert(session: Session) -> Session:
+    """`session.revert` read again, in place: what is staged now. Session.DoesNotExist when it is gone."""
+    rows = _REVERT.all(session.pk)
+    if not rows:
+        raise Session.DoesNotExist(f"Session {session.pk} does not exist")
+    session.revert = rows[0]
     return session
 
 
@@ -196,6 +212,21 @@ def _descendants(session: Session) -> list[Session]:
 def session_family(session: Session) -> list[Session]:
     """The session and every session below it, deepest first."""
     return _descendants(session) + [session]
+
+
+def session_family_ids(session: Session) -> list[str]:
+    """The ids of the session and of every session below it (session_family's, in its order), read level by
+    level with a statement compiled once: a runner asks at every turn's start."""
+    levels: list[list[str]] = []
+    frontier, seen = [session.id], {session.id}
+    while frontier:
+        children = [child for child in _CHILD_IDS.all(session.owner_id, frontier) if child not in seen]
+        if not children:
+            break
+        seen.update(children)
+        levels.append(children)
+        frontier = children
+    return [child for level in reversed(levels) for child in level] + [session.id]
 
 
 def session_delete(*, session: Session) -> bool:
