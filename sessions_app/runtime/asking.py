@@ -9,7 +9,7 @@ import json
 from typing import Callable
 
 from agentserver.workers.loop import free_db
-from policy_app.rules import stricter
+from policy_app.rules import Decided, stricter
 from policy_app.selectors import policy_for_user_id
 from sessions_app.models import PermissionRequest, Question, Session
 from sessions_app.runtime import pending_requests
@@ -85,6 +85,13 @@ def _settled(row: tuple[str, str | None, str | None]) -> None:
     raise PermissionRejected(REJECTED_TEXT)
 
 
+def _approvals_and_ceiling(session: Session, permission: str) -> tuple[list[dict], Decided | None]:
+    """(Synchronous, one call.) The owner's remembered approvals in the project, and the organization's
+    ceiling on `permission`, read fresh at each call: it comes after every rule and approval."""
+    approved = approvals_of(owner_id=session.owner_id, project_id=session.project_id)
+    return approved, policy_for_user_id(session.owner_id, fresh=True).ceiling(permission)
+
+
 async def ask_permission(*, session: Session, permission: str, patterns: list[str], metadata: dict | None = None,
                          always: list[str] | None = None, tool_ref: dict | None = None, rules: list[dict],
                          abort: asyncio.Event | None = None) -> None:
@@ -92,10 +99,7 @@ async def ask_permission(*, session: Session, permission: str, patterns: list[st
     A deny rule → ToolError; a rejection → PermissionRejected; `abort` set → the request is rejected."""
     patterns = [str(p) for p in patterns]
     always = [str(p) for p in (always if always is not None else patterns)]
-    approved = await free_db(approvals_of)(
-        owner_id=session.owner_id, project_id=session.project_id)
-    # The organization's policy, read at each call: its ceiling comes after every rule and approval.
-    ceiling = (await free_db(policy_for_user_id)(session.owner_id, fresh=True)).ceiling(permission)
+    approved, ceiling = await free_db(_approvals_and_ceiling)(session, permission)
     needs_ask = False
     for pattern in patterns:
         rule = matching_rule(rules + approved, permission, pattern)

@@ -61,24 +61,30 @@ async def _answer(turns: Turns, scope: RunScope, user: Message, *, resumed: bool
                 await db(turn_ended)(scope.session, last_info)
             return True
         with read_once.unit():  # each step reads the organization's policy afresh, once
-            allowed = await db(step_policy)(owner_id=scope.session.owner_id, tools=turn.tools,
-                                            max_steps=turn.max_steps, model=user.info.get("model") or {})
+            allowed, pairs = await db(_step_inputs)(scope.session, turn, user)
             if allowed.refusal is not None:
                 if last_info is not None:
                     await db(turn_ended)(scope.session, last_info)
                 await _answer_with_error(scope, user, allowed.refusal)
                 return False
-            outcome, overflow, last_info = await _one_step(turns, scope, user, turn, step_number, allowed)
+            outcome, overflow, last_info = await _one_step(turns, scope, user, turn, step_number, allowed, pairs)
         if outcome == "aborted":
             return True
         if overflow or outcome != "continue":
             return False
 
 
-async def _one_step(turns: Turns, scope: RunScope, user: Message, turn: Turn,
-                    step_number: int, allowed: StepPolicy) -> tuple[str, bool, dict]:
+def _step_inputs(session, turn: Turn, user: Message) -> tuple[StepPolicy, list]:
+    """(Synchronous, one call on the runner's thread.) What a step starts from: the organization's policy as
+    it is now, and, unless the policy refuses the step, the history the model sees."""
+    allowed = step_policy(owner_id=session.owner_id, tools=turn.tools, max_steps=turn.max_steps,
+                          model=user.info.get("model") or {})
+    return allowed, [] if allowed.refusal is not None else compaction.context_messages(session)
+
+
+async def _one_step(turns: Turns, scope: RunScope, user: Message, turn: Turn, step_number: int,
+                    allowed: StepPolicy, pairs: list) -> tuple[str, bool, dict]:
     await scope.set_status(BUSY)
-    pairs = await db(compaction.context_messages)(scope.session)
     history = provider_messages(pairs, upto_user_id=user.id)
     last_step = step_number >= allowed.max_steps
     if last_step:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from agentserver import ids
 from agentserver.context import RuntimeContext
+from agentserver.db import read_once
 from projects_app.contexts import context_for_directory
 from agentserver.clock import now_ms
 from sessions_app.models import Message, Session
@@ -37,6 +38,13 @@ def load_config(context: RuntimeContext) -> dict:
 
 
 def prepare_turn(session: Session, user: Message) -> Turn:
+    """What the turn answering `user` works with. One unit of work (agentserver.db.read_once): the effective
+    config and the MCP servers' list read the organization's policy once between them."""
+    with read_once.unit():
+        return _prepared_turn(session, user)
+
+
+def _prepared_turn(session: Session, user: Message) -> Turn:
     from sessions_app.runtime.agents import agent_get, session_ruleset
     from sessions_app.runtime.tool_registry import tools_for
 

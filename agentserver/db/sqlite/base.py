@@ -22,6 +22,7 @@ behind it."""
 from __future__ import annotations
 
 import threading
+from functools import lru_cache
 
 from django.db.backends.sqlite3 import base
 
@@ -43,11 +44,23 @@ def _writes(query: str) -> bool:
     return bool(head) and head[0].upper() in _WRITE_VERBS
 
 
+@lru_cache(maxsize=2048)
+def _qmark_style(query: str) -> str:
+    return base.FORMAT_QMARK_REGEX.sub("?", query).replace("%%", "%")
+
+
 class _WriterCursor(base.SQLiteCursorWrapper):
     """A statement that writes outside a transaction (autocommit) is its own transaction: it takes its
     turn for the statement. Inside a transaction the connection took the turn at BEGIN."""
 
     timeout: float = 5.0
+
+    def convert_query(self, query, *, param_names=None):
+        # The same few hundred statements run again and again (agentserver.db.sql compiles them once): their
+        # conversion to SQLite's "?" style, a regular expression over the whole text, is remembered too.
+        if param_names is None:
+            return _qmark_style(query)
+        return super().convert_query(query, param_names=param_names)
 
     def execute(self, query, params=None):
         return self._in_turn(query, super().execute, params)
