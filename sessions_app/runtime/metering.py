@@ -7,10 +7,14 @@ worker's janitor makes (runtime/supervisor.py). Each is preceded by the budget c
 its meter as the call is prepared: a spent budget raises BudgetSpent (a provider error) from stream_chat."""
 from __future__ import annotations
 
+from django.db import transaction
+
 from agentserver.workers.loop import db
 from sessions_app.models import Session
+from sessions_app.store.sessions import session_family_ids
 from usage_app.budgets import check_model_call
 from usage_app.calls import MeteredCall, ModelCall
+from usage_app.selectors import calls_in_flight_elsewhere
 from usage_app.services import do_end_dead_calls, do_record_call, do_record_start
 
 
@@ -42,9 +46,12 @@ def title_call(session: Session, provider_id: str, model_id: str) -> MeteredCall
                                           model_id=model_id))
 
 
-def end_dead_calls(session_ids: list[str]) -> None:
-    """(Synchronous, in a thread.) The calls of these sessions a dead worker left in flight, ended as aborted."""
-    do_end_dead_calls(session_ids=session_ids)
+def end_dead_calls(session: Session) -> None:
+    """(Synchronous, in a thread.) The calls a dead worker left in flight in this session and the sessions
+    below it (they ran inline), ended as aborted. The family is read only when some other worker has calls in
+    flight at all: at nearly every turn's start none has."""
+    if calls_in_flight_elsewhere():
+        do_end_dead_calls(session_ids=session_family_ids(session))
 
 
 def sweep_dead_calls() -> int:
@@ -52,7 +59,18 @@ def sweep_dead_calls() -> int:
     return do_end_dead_calls()
 
 
+def count(call: ModelCall | None) -> None:
+    """(Synchronous, in the caller's transaction.) Count a call that ended."""
+    do_record_call(call=call)
+
+
 async def record(call: ModelCall | None) -> None:
-    """Count a call on its own (one that did not end a step: failed, aborted, a title)."""
+    """Count a call on its own (one that did not end a step: failed, aborted), in a transaction of its own: the
+    record and its day sums, or none of them."""
     if call is not None:
-        await db(do_record_call)(call=call)
+        await db(_count_atomically)(call)
+
+
+def _count_atomically(call: ModelCall) -> None:
+    with transaction.atomic():
+        do_record_call(call=call)

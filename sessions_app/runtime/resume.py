@@ -39,7 +39,6 @@ from sessions_app.store import messages as message_service
 from sessions_app.store.leases import BUSY
 from sessions_app.store.pending import call_answers, calls_waiting_on_user
 from sessions_app.store.rows import latest_assistant, parts_of, session_row
-from sessions_app.store.sessions import session_family_ids
 
 INTERRUPTED_KEY = "_interrupted"
 CONTINUES_KEY = "_continues"
@@ -96,7 +95,7 @@ def recover(session_id: str, *, go_on: bool = True) -> None:
     if session is None:
         return
     # The model calls a dead worker had in flight here (its children's too: they ran inline) end as aborted.
-    metering.end_dead_calls(session_family_ids(session))
+    metering.end_dead_calls(session)
     for message in message_service.unfinished_answers(session_id):
         if go_on and session.parent_id is None and _cut_step(session, message):
             continue

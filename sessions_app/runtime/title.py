@@ -6,6 +6,8 @@ import asyncio
 import logging
 import re
 
+from django.db import transaction
+
 from agentserver.workers.loop import free_db
 from sessions_app.models import Session
 from sessions_app.runtime import metering
@@ -49,6 +51,25 @@ def _small_model(context, config: dict, fallback: tuple[str, str]) -> tuple[str,
         return fallback
 
 
+def _title_inputs(session_id: str, context, config: dict,
+                  fallback: tuple[str, str]) -> tuple[Session, str, tuple[str, str]] | None:
+    """(One call.) The session and its first prompt's text when it still wants a title (_wanted), with the
+    model that makes it."""
+    wanted = _wanted(session_id)
+    return None if wanted is None else (*wanted, _small_model(context, config, fallback))
+
+
+def _counted_with_title(session_id: str, call, title: str) -> None:
+    """The title's model call counted and the title set, in one transaction."""
+    with transaction.atomic():
+        metering.count(call)
+        if title:
+            try:
+                _set_title(session_id, title)
+            except Session.DoesNotExist:  # deleted meanwhile (a read, no failed statement): the call still counts
+                pass
+
+
 def _set_title(session_id: str, title: str) -> None:
     from sessions_app.store.sessions import session_set
 
@@ -63,11 +84,10 @@ async def generate_title(*, session_id: str, context, config: dict, model: tuple
     from sessions_app.runtime.agents import TITLE_PROMPT
 
     try:
-        wanted = await free_db(_wanted)(session_id)
+        wanted = await free_db(_title_inputs)(session_id, context, config, model)
         if wanted is None:
             return
-        session, first = wanted
-        provider_id, model_id = await free_db(_small_model)(context, config, model)
+        session, first, (provider_id, model_id) = wanted
         call = metering.title_call(session, provider_id, model_id)  # checks the budgets before the call
         chunks = []
         try:
@@ -81,9 +101,6 @@ async def generate_title(*, session_id: str, context, config: dict, model: tuple
         except BaseException as error:
             await metering.record(call.ended("aborted" if isinstance(error, asyncio.CancelledError) else "error"))
             raise
-        await metering.record(call.ended("completed"))
-        title = clean_title("".join(chunks))
-        if title:
-            await free_db(_set_title)(session_id, title)
+        await free_db(_counted_with_title)(session_id, call.ended("completed"), clean_title("".join(chunks)))
     except Exception as error:  # a title is a nicety: never let it disturb the turn
         log.info("title generation for %s failed: %s", session_id, error)
