@@ -10,7 +10,7 @@ import logging
 from agentserver.db import read_once
 from agentserver.errors import ApiError
 from agentserver.workers.loop import db
-from sessions_app.models import Message
+from sessions_app.models import Message, Session
 from sessions_app.runtime import compaction, parts, subtasks, turn_slots
 from sessions_app.runtime.history import MAX_STEPS_TEXT, provider_messages
 from sessions_app.runtime.resume import CONTINUES_KEY, turn_ended
@@ -74,7 +74,7 @@ async def _answer(turns: Turns, scope: RunScope, user: Message, *, resumed: bool
             return False
 
 
-def _step_inputs(session, turn: Turn, user: Message) -> tuple[StepPolicy, list]:
+def _step_inputs(session: Session, turn: Turn, user: Message) -> tuple[StepPolicy, list]:
     """(Synchronous, one call on the runner's thread.) What a step starts from: the organization's policy as
     it is now, and, unless the policy refuses the step, the history the model sees."""
     allowed = step_policy(owner_id=session.owner_id, tools=turn.tools, max_steps=turn.max_steps,
