@@ -1,9 +1,9 @@
 """Counts what a server does per prompt, to compare two checkouts (bench/trace/compare.py): every SQL statement
 it runs on SQLite, by its text with the values taken out, and every hand-off of the runtime's work to a thread
 (agentserver.workers.loop.run_on), by the function handed off. Not part of the server: Python loads this file
-at start-up only when its directory is on PYTHONPATH.
+at start-up only when its directory is on PYTHONPATH (an absolute path: each checkout's server starts in its own).
 
-    SQLTRACE=/tmp/trace PYTHONPATH=bench/trace AGENT_BEFORE=/work/wt-before ROUNDS=2 AGENT_SESSIONS=1 \\
+    SQLTRACE=/tmp/trace PYTHONPATH=$PWD/bench/trace AGENT_BEFORE=/work/wt-before ROUNDS=2 AGENT_SESSIONS=1 \\
         bash bench/perf.sh agent-compare
     .venv/bin/python bench/trace/compare.py /tmp/trace.*
 
