@@ -1,6 +1,8 @@
 """The HTTP handler's admission (agentserver/http/admission.py): a real thread pool and event loop, no server."""
 import asyncio
+import functools
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -38,15 +40,30 @@ class Recorder:
 
 
 def test_requests_start_in_arrival_order_and_no_more_than_running_at_once(pool):
+    """Each request holds its slot until the test lets it end, one at a time in arrival order: the freed slot
+    must take the oldest request still queued. (Letting 30 run freely and comparing the order their bodies
+    began raced: of two requests taken in order by the two slots' threads, the second thread's could run
+    first when the first was preempted between taking its request and starting it.)"""
     recorder = Recorder()
+    holds = [threading.Event() for _ in range(30)]
+
+    async def started(count: int) -> list[int]:
+        deadline = time.monotonic() + LONG
+        while len(recorder.started) < count and time.monotonic() < deadline:
+            await asyncio.sleep(0.001)
+        with recorder.lock:
+            return list(recorder.started)
 
     async def main():
         lanes = Lanes(pool, running=2, slow_after=LONG)
-        return await asyncio.gather(*(lanes.run(recorder.job, n) for n in range(30)))
+        answers = [lanes.run(functools.partial(recorder.job, hold=holds[n]), n) for n in range(30)]
+        for n in range(30):
+            assert await started(min(n + 2, 30)) == list(range(min(n + 2, 30)))
+            holds[n].set()
+        return await asyncio.gather(*answers)
 
     assert asyncio.run(main()) == [n * 10 for n in range(30)]
     assert recorder.most == 2
-    assert recorder.started == sorted(recorder.started)
 
 
 def test_one_slot_runs_one_request_at_a_time(pool):
