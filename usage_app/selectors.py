@@ -17,7 +17,7 @@ from django.contrib.auth.models import Group
 from django.db.models import Case, Count, IntegerField, Q, QuerySet, Sum, Value, When
 
 from agentserver.errors import Forbidden, NotFound
-from usage_app import charts, store
+from usage_app import charts
 from usage_app.models import IN_FLIGHT, UsageDay, UsageDayTotal, UsageRecord
 from usage_app.periods import day_start, first_whole_day
 from usage_app.zone import usage_zone
@@ -311,8 +311,3 @@ def groups_by_name() -> QuerySet:
 def people_by_name() -> QuerySet:
     """The people to filter by, by username (the dashboard's choices)."""
     return get_user_model().objects.order_by("username")
-
-
-def calls_in_flight_elsewhere() -> bool:
-    """Whether any other worker has model calls in flight (the index of in-flight records answers)."""
-    return bool(store.workers_with_calls_in_flight())

@@ -30,6 +30,12 @@ def do_record_call(*, call: ModelCall | None) -> None:
         publish_crossed_warnings(person_id=call.person_id, cost=call.cost)
 
 
+def calls_in_flight_elsewhere() -> bool:
+    """Whether any other worker has model calls in flight, dead or alive (the in-flight index answers): a
+    caller that must name sessions for do_end_dead_calls asks this first, as the sweep's own first read does."""
+    return bool(store.workers_with_calls_in_flight())
+
+
 def do_end_dead_calls(*, session_ids: list[str] | None = None) -> int:
     """The calls (of these sessions; of every session when None: the periodic sweep) that a dead worker left
     in flight (its process or host gone: its usage with it) ended as aborted and counted, once, however many

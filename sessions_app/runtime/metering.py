@@ -14,8 +14,7 @@ from sessions_app.models import Session
 from sessions_app.store.sessions import session_family_ids
 from usage_app.budgets import check_model_call
 from usage_app.calls import MeteredCall, ModelCall
-from usage_app.selectors import calls_in_flight_elsewhere
-from usage_app.services import do_end_dead_calls, do_record_call, do_record_start
+from usage_app.services import calls_in_flight_elsewhere, do_end_dead_calls, do_record_call, do_record_start
 
 
 def purpose_of(session: Session, info: dict) -> str:
@@ -73,4 +72,4 @@ async def record(call: ModelCall | None) -> None:
 
 def _count_atomically(call: ModelCall) -> None:
     with transaction.atomic():
-        do_record_call(call=call)
+        count(call)
